@@ -1,0 +1,52 @@
+# motiond — Core Motion for Linux.
+#   make demo     run the daemon on the built-in simulated IMU and show live samples
+#   make check    build and run every test (emulated IIO hardware through umockdev and iiod)
+#   make install  install binaries and system files (PREFIX, DESTDIR)
+
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+SYSCONFDIR  ?= /etc
+UNITDIR     ?= $(PREFIX)/lib/systemd/system
+UDEVDIR     ?= $(PREFIX)/lib/udev/rules.d
+SWIFT       ?= swift
+SWIFTFLAGS  ?=
+DEMO_SECONDS ?= 20
+
+.PHONY: all build demo check test deps test-deps install uninstall clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh build
+
+test-deps:
+	@scripts/install-deps.sh test
+
+build: deps
+	$(SWIFT) build -c release --product motiond $(SWIFTFLAGS)
+
+# The daemon on the simulated IMU: rest, the four screen orientations, a shake, face up,
+# face down. Samples are printed live; stop with Ctrl-C.
+demo: build
+	@echo "motiond on the simulated IMU (sim:) for $(DEMO_SECONDS) s — Ctrl-C stops"
+	.build/release/motiond --source sim: --print-samples --interval 0.1 --duration $(DEMO_SECONDS)
+
+check: test-deps
+	$(SWIFT) build --build-tests $(SWIFTFLAGS)
+	$(SWIFT) test --skip-build $(SWIFTFLAGS)
+
+test: check
+
+install: build
+	install -Dm755 .build/release/motiond $(DESTDIR)$(BINDIR)/motiond
+	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(UDEVDIR) $(DESTDIR)$(SYSCONFDIR)/default
+	sed 's|@BINDIR@|$(BINDIR)|g' systemd/motiond.service > $(DESTDIR)$(UNITDIR)/motiond.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/motiond.service
+	install -m644 udev/70-motiond.rules $(DESTDIR)$(UDEVDIR)/70-motiond.rules
+	[ -e $(DESTDIR)$(SYSCONFDIR)/default/motiond ] || install -m644 etc/default/motiond $(DESTDIR)$(SYSCONFDIR)/default/motiond
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/motiond $(DESTDIR)$(UNITDIR)/motiond.service $(DESTDIR)$(UDEVDIR)/70-motiond.rules
+
+clean:
+	rm -rf .build

@@ -1,0 +1,52 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "motiond",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "motiond", targets: ["motiond"]),
+        .library(name: "MotionCore", targets: ["MotionCore"]),
+        .library(name: "MotionIIO", targets: ["MotionIIO"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // Pure, deterministic motion model: no I/O, no C, no Dispatch.
+        .target(name: "MotionCore"),
+
+        // System libraries, touched only by MotionIIO (and later the systemd glue).
+        .systemLibrary(name: "CLibIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CUDev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+
+        .target(
+            name: "MotionIIO",
+            dependencies: [
+                "MotionCore", "CLibIIO", "CUDev",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "motiond",
+            dependencies: [
+                "MotionCore", "MotionIIO",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // Tests only: drives umockdev testbeds (hot-plug uevents) from Swift.
+        .systemLibrary(name: "CUMockdev", path: "Tests/CUMockdev", pkgConfig: "umockdev-1.0"),
+
+        .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore"]),
+        .testTarget(
+            name: "MotionIIOTests",
+            dependencies: ["MotionCore", "MotionIIO", "CUMockdev"],
+            exclude: ["README.md"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

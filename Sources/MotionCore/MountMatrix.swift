@@ -1,0 +1,96 @@
+import Foundation
+
+/// A sensor mount matrix: the rotation that maps chip-frame readings into the device frame,
+/// applied as `v_device = M · v_chip` (row i of M dotted with the reading gives device axis i).
+///
+/// Text form (kernel `iio_show_mount_matrix`, udev hwdb `ACCEL_MOUNT_MATRIX`):
+/// `"a, b, c; d, e, f; g, h, i"`, row-major, decimal numbers parsed locale-independently.
+///
+/// The device frame must be right-handed, so a matrix must be proper (determinant +1).
+/// Many hwdb matrices were only ever checked on x and y and are improper (determinant −1);
+/// ``proper`` turns those into the matching proper matrix by negating the z row, which keeps
+/// the x and y axes that desktop software verified and makes z follow from them.
+public struct MountMatrix: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The matrix exactly as given.
+    public let matrix: Matrix3
+
+    public static let identity = MountMatrix(validated: .identity)
+
+    private init(validated matrix: Matrix3) {
+        self.matrix = matrix
+    }
+
+    /// Validates a matrix: finite values, no all-zero row, not singular.
+    public init(_ matrix: Matrix3) throws(MountMatrixError) {
+        let axes = ["x", "y", "z"]
+        for (i, row) in matrix.rows.enumerated() {
+            guard row.isFinite else { throw .malformed("row \(axes[i]) has a non-finite value") }
+            if row == .zero { throw .malformed("axis \(axes[i]) is all zeroes") }
+        }
+        let det = matrix.determinant
+        guard abs(det) > 1e-6 else { throw .singular(determinant: det) }
+        self.matrix = matrix
+    }
+
+    /// Parses the kernel/hwdb text form.
+    public init(parsing text: String) throws(MountMatrixError) {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let rows = trimmed.split(separator: ";", omittingEmptySubsequences: false)
+        guard rows.count == 3 else {
+            throw .malformed("expected 3 rows separated by ';', found \(rows.count) in '\(trimmed)'")
+        }
+        var values: [Double] = []
+        for row in rows {
+            let cells = row.split(separator: ",", omittingEmptySubsequences: false)
+            guard cells.count == 3 else {
+                throw .malformed("expected 3 values per row separated by ',', found \(cells.count) in '\(row.trimmingCharacters(in: .whitespaces))'")
+            }
+            for cell in cells {
+                let token = cell.trimmingCharacters(in: .whitespaces)
+                guard let value = Double(token) else {
+                    throw .malformed("'\(token)' is not a number")
+                }
+                values.append(value)
+            }
+        }
+        try self.init(Matrix3(rowMajor: values))
+    }
+
+    /// True for a proper matrix (determinant > 0): it keeps the frame right-handed.
+    public var isProper: Bool { matrix.determinant > 0 }
+
+    /// The proper matrix to use: this one if proper, otherwise this one with its z row negated.
+    public var proper: MountMatrix {
+        guard !isProper else { return self }
+        let r = matrix.rows
+        return MountMatrix(validated: Matrix3(rows: r[0], r[1], -r[2]))
+    }
+
+    /// Device-frame vector for a chip-frame vector.
+    public func apply(_ v: Vector3) -> Vector3 { matrix * v }
+
+    /// The kernel text form, e.g. `1, 0, 0; 0, 1, 0; 0, 0, 1`.
+    public var description: String {
+        matrix.rows.map { row in
+            row.components.map(Self.format).joined(separator: ", ")
+        }.joined(separator: "; ")
+    }
+
+    private static func format(_ v: Double) -> String {
+        if v == v.rounded(), abs(v) < 1e15 { return String(Int(v)) }
+        return String(v)
+    }
+}
+
+/// Why a mount matrix was rejected.
+public enum MountMatrixError: Error, Sendable, Equatable, CustomStringConvertible {
+    case malformed(String)
+    case singular(determinant: Double)
+
+    public var description: String {
+        switch self {
+        case .malformed(let reason): return "malformed mount matrix: \(reason)"
+        case .singular(let det): return "singular mount matrix (determinant \(det))"
+        }
+    }
+}

@@ -1,0 +1,38 @@
+/// Converts raw IIO channel values of one 3-axis sensor into a Core Motion device-frame vector.
+///
+/// Per axis, `iio = (raw + offset) × scale` (the kernel ABI: offset before scale), giving m/s²,
+/// rad/s or Gauss; then `device = M · iio` with the (proper) mount matrix; then the unit change
+/// to Core Motion: m/s² → G (÷ 9.80665), rad/s unchanged, Gauss → µT (× 100). The acceleration
+/// keeps the sign the kernel and mount matrix give it: the Linux desktop convention is the
+/// gravity-vector sign on x and y, the same as Core Motion.
+public struct SampleConversion: Sendable, Hashable, Codable {
+    public var kind: SensorKind
+    /// Per-axis scale (x, y, z) from the kernel.
+    public var scale: Vector3
+    /// Per-axis offset (x, y, z), in raw units, added before scaling.
+    public var offset: Vector3
+    /// The mount matrix applied; must be proper.
+    public var mountMatrix: MountMatrix
+
+    public init(kind: SensorKind, scale: Vector3, offset: Vector3 = .zero, mountMatrix: MountMatrix = .identity) {
+        self.kind = kind
+        self.scale = scale
+        self.offset = offset
+        self.mountMatrix = mountMatrix
+    }
+
+    /// Factor from the IIO unit to the Core Motion unit of `kind`.
+    public var unitFactor: Double {
+        switch kind {
+        case .accelerometer: return 1 / PhysicalConstants.standardGravity
+        case .gyroscope: return 1
+        case .magnetometer: return PhysicalConstants.microteslaPerGauss
+        }
+    }
+
+    /// The device-frame value in Core Motion units for raw chip-frame values.
+    public func convert(raw: Vector3) -> Vector3 {
+        let iio = Vector3((raw.x + offset.x) * scale.x, (raw.y + offset.y) * scale.y, (raw.z + offset.z) * scale.z)
+        return mountMatrix.apply(iio) * unitFactor
+    }
+}

@@ -1,0 +1,67 @@
+/// A deterministic simulated IMU (accelerometer, gyroscope, magnetometer) playing a
+/// ``MotionScript``, with white noise, a constant gyroscope bias and a magnetometer hard-iron
+/// offset, so that everything downstream (fusion, calibration, detectors) sees realistic data.
+///
+/// Readings are in Core Motion units and the device frame (see ``SensorKind``). Two IMUs with the
+/// same settings produce identical samples for the same sequence of calls.
+public struct SimulatedIMU: Sendable {
+    /// Noise and error model, with defaults typical of a consumer MEMS IMU at 50–100 Hz.
+    public struct Settings: Sendable {
+        /// Accelerometer white noise, G (1σ per sample).
+        public var accelerometerNoise = 0.002
+        /// Gyroscope white noise, rad/s (1σ per sample).
+        public var gyroscopeNoise = 0.002
+        /// Constant gyroscope bias, rad/s.
+        public var gyroscopeBias = Vector3(0.004, -0.003, 0.002)
+        /// Magnetometer white noise, µT (1σ per sample).
+        public var magnetometerNoise = 0.3
+        /// Magnetometer hard-iron offset, µT.
+        public var hardIron = Vector3(6, -4, 3)
+        /// Earth field in the reference frame (X north, Y west, Z up), µT: 20 µT horizontal,
+        /// 44 µT downward (inclination ≈ 65°, central Europe).
+        public var earthField = Vector3(20, 0, -44)
+        /// Seed of the noise generator.
+        public var seed: UInt64 = 0x6D6F_7469_6F6E_64
+
+        public init() {}
+    }
+
+    public let script: MotionScript
+    public let settings: Settings
+    private var random: SeededRandom
+
+    public init(script: MotionScript = .standard, settings: Settings = Settings()) {
+        self.script = script
+        self.settings = settings
+        random = SeededRandom(seed: settings.seed)
+    }
+
+    /// The noise-free reading of `kind` for a script state.
+    public func idealReading(_ kind: SensorKind, in state: MotionScript.State) -> Vector3 {
+        let toDevice = state.attitude.inverse
+        switch kind {
+        case .accelerometer:
+            // Gravity-vector sign: the measured vector is gravity (down) plus user acceleration.
+            return toDevice.rotate(Vector3(0, 0, -1)) + state.userAcceleration
+        case .gyroscope:
+            return state.rotationRate
+        case .magnetometer:
+            return toDevice.rotate(settings.earthField)
+        }
+    }
+
+    /// One sample of `kind` at `time` seconds into the script, stamped `timestamp`.
+    public mutating func sample(_ kind: SensorKind, at time: Double, timestamp: Double) -> Sample {
+        let ideal = idealReading(kind, in: script.state(at: time))
+        let measured: Vector3
+        switch kind {
+        case .accelerometer:
+            measured = ideal + random.gaussianVector(sigma: settings.accelerometerNoise)
+        case .gyroscope:
+            measured = ideal + settings.gyroscopeBias + random.gaussianVector(sigma: settings.gyroscopeNoise)
+        case .magnetometer:
+            measured = ideal + settings.hardIron + random.gaussianVector(sigma: settings.magnetometerNoise)
+        }
+        return Sample(kind: kind, timestamp: timestamp, vector: measured)
+    }
+}

@@ -1,0 +1,89 @@
+/// Parses trace CSV text (DESIGN.md "Trace files"): a header naming the columns
+/// `t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z` in any order, extra columns
+/// ignored, gyroscope or magnetometer columns optional, SI units, inertial-navigation sign.
+///
+/// A row whose time is missing or not a number, or with too few cells, is an error naming the
+/// line. A NaN sensor value (common in recordings) drops that sensor from that row only.
+public enum TraceReader {
+    /// The result of parsing: the records in file order and how many sensor readings were NaN.
+    public struct Trace: Sendable {
+        public var records: [TraceRecord]
+        public var kinds: Set<SensorKind>
+        public var droppedReadings: Int
+    }
+
+    public static func parse(_ text: String) throws(TraceError) -> Trace {
+        var lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).makeIterator()
+        guard let headerLine = lines.next() else { throw .missingHeader }
+        let header = headerLine.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        func column(_ name: String) -> Int? { header.firstIndex(of: name) }
+        func axes(_ prefix: String) throws(TraceError) -> [Int]? {
+            let found = ["x", "y", "z"].map { column("\(prefix)_\($0)") }
+            if found.allSatisfy({ $0 == nil }) { return nil }
+            guard found.allSatisfy({ $0 != nil }) else { throw .incompleteAxes(prefix) }
+            return found.compactMap { $0 }
+        }
+        guard let timeColumn = column("t") else { throw .missingColumn("t") }
+        let acc = try axes("acc"), gyr = try axes("gyr"), mag = try axes("mag")
+        guard acc != nil || gyr != nil || mag != nil else { throw .missingColumn("acc_x/gyr_x/mag_x") }
+        let needed = ([timeColumn] + (acc ?? []) + (gyr ?? []) + (mag ?? [])).max()! + 1
+
+        var records: [TraceRecord] = []
+        var dropped = 0
+        var lineNumber = 1
+        while let line = lines.next() {
+            lineNumber += 1
+            if line.allSatisfy(\.isWhitespace) { continue }
+            let cells = line.split(separator: ",", omittingEmptySubsequences: false)
+            guard cells.count >= needed else { throw .shortRow(line: lineNumber, cells: cells.count, expected: needed) }
+            guard let time = Double(cells[timeColumn].trimmingCharacters(in: .whitespaces)), time.isFinite else {
+                throw .badTime(line: lineNumber, text: String(cells[timeColumn]))
+            }
+            func vector(_ indices: [Int]?, _ factor: Double) throws(TraceError) -> Vector3? {
+                guard let indices else { return nil }
+                var v = Vector3.zero
+                for (axis, index) in indices.enumerated() {
+                    let token = cells[index].trimmingCharacters(in: .whitespaces)
+                    guard let value = Double(token) else { throw .badValue(line: lineNumber, column: header[index], text: token) }
+                    v[axis] = value * factor
+                }
+                guard v.isFinite else {
+                    dropped += 1
+                    return nil
+                }
+                return v
+            }
+            records.append(TraceRecord(
+                time: time,
+                accelerometer: try vector(acc, -1 / PhysicalConstants.standardGravity),
+                gyroscope: try vector(gyr, 1),
+                magnetometer: try vector(mag, 1)))
+        }
+        var kinds = Set<SensorKind>()
+        if acc != nil { kinds.insert(.accelerometer) }
+        if gyr != nil { kinds.insert(.gyroscope) }
+        if mag != nil { kinds.insert(.magnetometer) }
+        return Trace(records: records, kinds: kinds, droppedReadings: dropped)
+    }
+}
+
+/// Why a trace could not be read; every case names what is wrong and where.
+public enum TraceError: Error, Sendable, Equatable, CustomStringConvertible {
+    case missingHeader
+    case missingColumn(String)
+    case incompleteAxes(String)
+    case shortRow(line: Int, cells: Int, expected: Int)
+    case badTime(line: Int, text: String)
+    case badValue(line: Int, column: String, text: String)
+
+    public var description: String {
+        switch self {
+        case .missingHeader: return "trace is empty: expected a header line"
+        case .missingColumn(let name): return "trace header has no column '\(name)'"
+        case .incompleteAxes(let prefix): return "trace header has only some of \(prefix)_x, \(prefix)_y, \(prefix)_z"
+        case .shortRow(let line, let cells, let expected): return "line \(line): \(cells) cells, expected at least \(expected)"
+        case .badTime(let line, let text): return "line \(line): time '\(text)' is not a finite number"
+        case .badValue(let line, let column, let text): return "line \(line): \(column) '\(text)' is not a number"
+        }
+    }
+}

@@ -1,0 +1,30 @@
+/// One row of a trace file, converted to Core Motion units and conventions.
+///
+/// Trace files (DESIGN.md) store SI units and the inertial-navigation acceleration sign
+/// (+9.81 m/s² on the up axis at rest); a record holds the accelerometer in G with the
+/// gravity-vector sign (face up at rest: z ≈ −1), the gyroscope in rad/s and the
+/// magnetometer in µT. A sensor absent from the file, or NaN in that row, is `nil`.
+public struct TraceRecord: Sendable, Hashable {
+    /// Seconds, in the trace's own time base.
+    public var time: Double
+    public var accelerometer: Vector3?
+    public var gyroscope: Vector3?
+    public var magnetometer: Vector3?
+
+    public init(time: Double, accelerometer: Vector3? = nil, gyroscope: Vector3? = nil, magnetometer: Vector3? = nil) {
+        self.time = time
+        self.accelerometer = accelerometer
+        self.gyroscope = gyroscope
+        self.magnetometer = magnetometer
+    }
+
+    /// The record's readings as samples stamped `timestamp`, in the order gyroscope,
+    /// accelerometer, magnetometer.
+    public func samples(timestamp: Double) -> [Sample] {
+        var out: [Sample] = []
+        if let g = gyroscope { out.append(Sample(kind: .gyroscope, timestamp: timestamp, vector: g)) }
+        if let a = accelerometer { out.append(Sample(kind: .accelerometer, timestamp: timestamp, vector: a)) }
+        if let m = magnetometer { out.append(Sample(kind: .magnetometer, timestamp: timestamp, vector: m)) }
+        return out
+    }
+}

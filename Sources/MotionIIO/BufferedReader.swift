@@ -1,0 +1,201 @@
+import Foundation
+import Glibc
+import Logging
+import MotionCore
+import Synchronization
+
+/// Reads a device through its kernel buffer (`/dev/iio:deviceN`) with libiio: every scan, in
+/// order, with the kernel's timestamp in CLOCK_BOOTTIME.
+///
+/// Setup: refuse a buffer another consumer has enabled, set `current_timestamp_clock` to
+/// `boottime` where writable, attach the data-ready trigger if none is attached, set the
+/// sampling frequency, enable the axis and timestamp channels, open the buffer, and probe that
+/// data really arrives within 500 ms. Any failure there is a ``Fallback`` and the caller polls
+/// instead. Teardown (on `stop`) destroys the buffer (disabling it) and detaches a trigger it
+/// attached. Reading runs on a dedicated thread blocked in `iio_buffer_refill`.
+final class BufferedReader: DeviceReader, @unchecked Sendable {
+    /// Why the buffer cannot be used; the sentence is logged and shown in the sensor's status.
+    enum Fallback: Error, CustomStringConvertible {
+        case busy(String)
+        case noData(Double)
+        case failed(IIOError)
+
+        var description: String {
+            switch self {
+            case .busy(let how): return "the buffer is busy (\(how)); another consumer such as iio-sensor-proxy holds it"
+            case .noData(let seconds): return "the buffer produced no data within \(Int(seconds * 1000)) ms"
+            case .failed(let error): return "the buffer could not be set up: \(error)"
+            }
+        }
+    }
+
+    /// How long the probe waits for the first scan.
+    static let probeTimeout = 0.5
+
+    let mode = ReadMode.buffered
+    private let device: IIODevice
+    private let sensors: [SensorDescriptor]
+    private let period: Double
+    private let output: ReaderOutput
+    private let logger: Logger
+    private let buffer: IIOBuffer
+    private let attachedTrigger: Bool
+    /// Added to kernel timestamps to get boot time (non-zero when the clock could not be set).
+    private let clockOffset: Double?
+    /// Per sensor: the byte offset of each axis in a scan, and the channels to decode.
+    private let layout: [(sensor: SensorDescriptor, channels: [IIOChannel], offsets: [Int])]
+    private let timestamp: (channel: IIOChannel, offset: Int)?
+    private let enabled: [IIOChannel]
+    private let stopping = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Sets up the buffer and probes it; throws a ``Fallback`` when polling must be used.
+    init(device: IIODevice, sensors: [SensorDescriptor], period: Double, devices: [IIODevice], output: ReaderOutput, logger: Logger) throws(Fallback) {
+        self.device = device
+        self.sensors = sensors
+        self.period = period
+        self.output = output
+        self.logger = logger
+
+        if let enable = try? device.readBuffer("enable"), enable == "1" {
+            throw .busy("buffer/enable is already 1")
+        }
+        clockOffset = Self.setTimestampClock(device, logger: logger)
+
+        var attached = false
+        if case .available(let trigger) = BufferTrigger.find(for: device, among: devices) {
+            do {
+                try device.setTrigger(trigger)
+                attached = true
+            } catch {
+                throw .failed(error)
+            }
+        }
+        attachedTrigger = attached
+        SamplingRate.apply(period: period, to: device, attribute: sensors.first?.samplingFrequency, logger: logger)
+
+        var channels: [[IIOChannel]] = []
+        for sensor in sensors {
+            channels.append(sensor.axes.compactMap { device.inputChannel($0.id) })
+        }
+        let timestampChannel = device.inputChannel("timestamp").flatMap { $0.isScanElement ? $0 : nil }
+        enabled = channels.flatMap { $0 } + (timestampChannel.map { [$0] } ?? [])
+        enabled.forEach { $0.enable() }
+
+        let buffer: IIOBuffer
+        do {
+            // One scan per refill for the lowest latency; 128 scans of kernel slack (over a
+            // second at 100 Hz) so a briefly delayed thread loses nothing.
+            buffer = try IIOBuffer(device: device, samples: 1, kernelBlocks: 128)
+        } catch {
+            enabled.forEach { $0.disable() }
+            if attached { try? device.setTrigger(nil) }
+            if error.isBusy { throw .busy("opening /dev/\(device.id) gave EBUSY") }
+            throw .failed(error)
+        }
+        self.buffer = buffer
+        layout = zip(sensors, channels).map { sensor, chans in (sensor, chans, chans.map { buffer.offset(of: $0) }) }
+        timestamp = timestampChannel.map { ($0, buffer.offset(of: $0)) }
+
+        let hasData: Bool
+        do {
+            hasData = try buffer.waitForData(timeout: Self.probeTimeout)
+        } catch {
+            teardown()
+            throw .failed(error)
+        }
+        guard hasData else {
+            teardown()
+            throw .noData(Self.probeTimeout)
+        }
+    }
+
+    /// Starts the reading thread.
+    func start() {
+        let thread = Thread { [self] in
+            run()
+            teardown()
+            finished.signal()
+        }
+        thread.name = "motiond.buffer.\(device.id)"
+        thread.start()
+    }
+
+    func stop() {
+        guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        buffer.cancel()
+        finished.wait()
+    }
+
+    private func run() {
+        var episode = FaultEpisode()
+        while !stopping.load(ordering: .acquiring) {
+            do {
+                try buffer.refill { scan in decode(scan) }
+                if let count = episode.recovered() {
+                    logger.notice("buffer of \(device) delivers again after \(count) failed reads")
+                }
+            } catch {
+                if stopping.load(ordering: .acquiring) { break }
+                if error.isDeviceGone {
+                    output.lost(error)
+                    break
+                }
+                if episode.occurred() {
+                    let what = error.isTimeout ? "no data from the buffer of \(device) within the context timeout" : error.description
+                    logger.warning("\(what); still waiting, logging again when data flows")
+                }
+            }
+        }
+    }
+
+    private func decode(_ scan: UnsafeRawPointer) {
+        let time: Double
+        if let timestamp, let clockOffset {
+            time = Double(timestamp.channel.decode(scan + timestamp.offset)) / 1e9 + clockOffset
+        } else {
+            time = BootClock.now()
+        }
+        for entry in layout {
+            var raw = Vector3.zero
+            for index in 0..<3 {
+                raw[index] = Double(entry.channels[index].decode(scan + entry.offsets[index]))
+            }
+            output.emit(.sample(Sample(kind: entry.sensor.kind, timestamp: time, vector: entry.sensor.conversion.convert(raw: raw))))
+        }
+    }
+
+    /// Writes `boottime` to `current_timestamp_clock` where it exists; returns the offset that
+    /// turns kernel timestamps into boot time, or `nil` when they cannot be trusted.
+    private static func setTimestampClock(_ device: IIODevice, logger: Logger) -> Double? {
+        guard let current = try? device.read("current_timestamp_clock") else { return 0 }
+        if current != "boottime" {
+            do {
+                try device.write("current_timestamp_clock", "boottime")
+            } catch {
+                logger.info("cannot set current_timestamp_clock of \(device) to boottime (\(error)); converting from \(current)")
+            }
+        }
+        let clock = (try? device.read("current_timestamp_clock")) ?? current
+        guard let offset = BootClock.offset(fromClockNamed: clock) else {
+            logger.warning("\(device) timestamps use unknown clock '\(clock)'; stamping samples on arrival instead")
+            return nil
+        }
+        return offset
+    }
+
+    private var tornDown = false
+    private func teardown() {
+        guard !tornDown else { return }
+        tornDown = true
+        buffer.close()
+        enabled.forEach { $0.disable() }
+        if attachedTrigger {
+            do {
+                try device.setTrigger(nil)
+            } catch {
+                logger.notice("cannot detach the trigger of \(device): \(error)")
+            }
+        }
+    }
+}

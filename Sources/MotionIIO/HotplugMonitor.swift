@@ -1,0 +1,61 @@
+import CUDev
+import Dispatch
+import Glibc
+
+/// Watches udev for IIO devices being added or removed and reports each event on a queue.
+///
+/// It listens on the udev netlink group (events after udev rules ran, so hwdb properties are in
+/// place), filtered to the `iio` subsystem.
+public final class HotplugMonitor: @unchecked Sendable {
+    /// One uevent: `add`, `remove`, `change`, … for a device such as `iio:device0`.
+    public struct Event: Sendable {
+        public var action: String
+        public var sysname: String
+    }
+
+    private let udev: OpaquePointer
+    private let monitor: OpaquePointer
+    private let source: DispatchSourceRead
+
+    /// Starts monitoring; `handler` runs on `queue`. Returns `nil` when udev is unavailable
+    /// (no netlink, e.g. inside some containers): hot-plug then relies on rescans.
+    public init?(queue: DispatchQueue, handler: @escaping @Sendable (Event) -> Void) {
+        guard let udev = udev_new() else { return nil }
+        guard let monitor = udev_monitor_new_from_netlink(udev, "udev") else {
+            udev_unref(udev)
+            return nil
+        }
+        udev_monitor_filter_add_match_subsystem_devtype(monitor, "iio", nil)
+        guard udev_monitor_enable_receiving(monitor) >= 0 else {
+            udev_monitor_unref(monitor)
+            udev_unref(udev)
+            return nil
+        }
+        self.udev = udev
+        self.monitor = monitor
+        let fd = udev_monitor_get_fd(monitor)
+        source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        let monitorPointer = UnsafeSendable(monitor)
+        source.setEventHandler {
+            while let device = udev_monitor_receive_device(monitorPointer.value) {
+                defer { udev_device_unref(device) }
+                guard let action = udev_device_get_action(device), let name = udev_device_get_sysname(device) else { continue }
+                handler(Event(action: String(cString: action), sysname: String(cString: name)))
+            }
+        }
+        source.resume()
+    }
+
+    deinit {
+        source.cancel()
+        udev_monitor_unref(monitor)
+        udev_unref(udev)
+    }
+}
+
+/// Carries a value the compiler cannot prove Sendable across a closure boundary; used only for
+/// C handles whose owner serialises all access.
+struct UnsafeSendable<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}

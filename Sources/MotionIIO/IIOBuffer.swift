@@ -1,0 +1,78 @@
+import CLibIIO
+import Glibc
+import Synchronization
+
+/// A libiio capture buffer on one device: the enabled channels' scans read from
+/// `/dev/iio:deviceN`. Created after enabling channels; `close` destroys it, which disables
+/// the kernel buffer again. `refill` blocks up to the context timeout; `cancel` (from any
+/// thread) makes a blocked `refill` return. `refill` and `close` belong to one thread.
+public final class IIOBuffer: @unchecked Sendable {
+    private let handle: Mutex<UnsafeSendable<OpaquePointer>?>
+    public let device: IIODevice
+
+    /// Opens the buffer with room for `samples` scans per refill and a kernel buffer of
+    /// `kernelBlocks` such blocks (slack for a reader that is briefly late).
+    public init(device: IIODevice, samples: Int, kernelBlocks: Int) throws(IIOError) {
+        let rc = iio_device_set_kernel_buffers_count(device.pointer, UInt32(kernelBlocks))
+        guard rc >= 0 else { throw IIOError(code: rc, operation: "set kernel buffer count of \(device)") }
+        errno = 0
+        guard let buffer = iio_device_create_buffer(device.pointer, samples, false) else {
+            throw IIOError(code: errno == 0 ? EIO : errno, operation: "open buffer of \(device)")
+        }
+        handle = Mutex(UnsafeSendable(buffer))
+        self.device = device
+    }
+
+    deinit {
+        close()
+    }
+
+    private var pointer: OpaquePointer? { handle.withLock { $0?.value } }
+
+    /// Destroys the buffer (the kernel buffer is disabled); later calls do nothing.
+    public func close() {
+        handle.withLock { current in
+            if let buffer = current?.value { iio_buffer_destroy(buffer) }
+            current = nil
+        }
+    }
+
+    /// Makes a blocked or future `refill` return with an error; safe from any thread.
+    public func cancel() {
+        handle.withLock { current in
+            if let buffer = current?.value { iio_buffer_cancel(buffer) }
+        }
+    }
+
+    /// Waits up to `timeout` seconds for data to be readable.
+    public func waitForData(timeout: Double) throws(IIOError) -> Bool {
+        guard let pointer else { throw IIOError(code: EBADF, operation: "poll closed buffer of \(device)") }
+        var fds = pollfd(fd: iio_buffer_get_poll_fd(pointer), events: Int16(POLLIN), revents: 0)
+        guard fds.fd >= 0 else { throw IIOError(code: -fds.fd, operation: "get poll descriptor of \(device)") }
+        let rc = poll(&fds, 1, Int32(timeout * 1000))
+        guard rc >= 0 else { throw IIOError(code: errno, operation: "poll buffer of \(device)") }
+        return rc > 0 && fds.revents & Int16(POLLIN) != 0
+    }
+
+    /// Reads the next block of scans and calls `body` with a pointer to each scan in order.
+    public func refill(_ body: (UnsafeRawPointer) -> Void) throws(IIOError) {
+        guard let pointer else { throw IIOError(code: EBADF, operation: "read closed buffer of \(device)") }
+        let n = iio_buffer_refill(pointer)
+        guard n >= 0 else { throw IIOError(code: Int32(n), operation: "read buffer of \(device)") }
+        let step = iio_buffer_step(pointer)
+        guard step > 0, let start = iio_buffer_start(pointer), let end = iio_buffer_end(pointer) else { return }
+        var scan = UnsafeRawPointer(start)
+        let last = UnsafeRawPointer(end)
+        while scan + step <= last {
+            body(scan)
+            scan += step
+        }
+    }
+
+    /// Byte offset of `channel`'s data within each scan (the kernel's scan layout, as libiio
+    /// computed it from the enabled channels).
+    public func offset(of channel: IIOChannel) -> Int {
+        guard let pointer, let start = iio_buffer_start(pointer), let first = iio_buffer_first(pointer, channel.pointer) else { return 0 }
+        return first - start
+    }
+}

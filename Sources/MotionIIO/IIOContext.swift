@@ -1,0 +1,46 @@
+import CLibIIO
+import Glibc
+
+/// A libiio context: one view of the IIO devices reachable through a URI.
+///
+/// `local:` reads this machine's sysfs and `/dev/iio:deviceN`; `ip:HOST[:PORT]` talks to an
+/// iiod server. A local context is a snapshot: devices added later need a new context.
+/// The object owns the C context and destroys it when the last reference goes; devices and
+/// channels keep their context alive. libiio contexts may be used from several threads as
+/// long as each device is driven from one thread at a time, which is how readers use them.
+public final class IIOContext: @unchecked Sendable {
+    let pointer: OpaquePointer
+    /// The URI the context was created from.
+    public let uri: String
+
+    /// Creates a context; `timeout` bounds blocking reads (buffer refills, network replies).
+    public init(uri: String, timeout: Double = 1.0) throws(IIOError) {
+        errno = 0
+        guard let context = iio_create_context_from_uri(uri) else {
+            let code = errno == 0 ? ENODEV : errno
+            throw IIOError(code: code, operation: "open IIO context '\(uri)'")
+        }
+        pointer = context
+        self.uri = uri
+        _ = iio_context_set_timeout(context, UInt32(max(1, (timeout * 1000).rounded())))
+    }
+
+    deinit {
+        iio_context_destroy(pointer)
+    }
+
+    /// True for the local backend (sysfs on this machine), where udev metadata applies.
+    public var isLocal: Bool { uri.hasPrefix("local:") }
+
+    /// Every IIO device of the context, triggers included, in libiio's order.
+    public var devices: [IIODevice] {
+        (0..<iio_context_get_devices_count(pointer)).compactMap { index in
+            iio_context_get_device(pointer, index).map { IIODevice(pointer: $0, context: self) }
+        }
+    }
+
+    /// The device with the given id (`iio:device0`), name or label.
+    public func device(named name: String) -> IIODevice? {
+        iio_context_find_device(pointer, name).map { IIODevice(pointer: $0, context: self) }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+
+import CLibIIO
+import Glibc
+
+/// One IIO device (or trigger) of an ``IIOContext``.
+///
+/// Attributes are addressed by their sysfs file name (`in_accel_x_scale`, `sampling_frequency`);
+/// libiio passes unknown names straight to the file, so every sharing level of the kernel ABI
+/// (separate, by type, by direction, shared by all) can be probed the same way, locally and
+/// through iiod.
+public struct IIODevice: @unchecked Sendable, CustomStringConvertible {
+    let pointer: OpaquePointer
+    /// Keeps the C context (and so `pointer`) alive.
+    public let context: IIOContext
+
+    /// `iio:deviceN` (or `triggerN`).
+    public var id: String { String(cString: iio_device_get_id(pointer)) }
+    /// The driver-chosen part name, e.g. `mpu6050`, `accel_3d`.
+    public var name: String? { iio_device_get_name(pointer).map { String(cString: $0) } }
+    /// The optional `label` attribute (e.g. `accel-display`).
+    public var label: String? { iio_device_get_label(pointer).map { String(cString: $0) } }
+    public var isTrigger: Bool { iio_device_is_trigger(pointer) }
+
+    /// The number in `iio:deviceN`, if any.
+    public var number: Int? {
+        guard let colon = id.lastIndex(where: { !$0.isNumber }) else { return nil }
+        return Int(id[id.index(after: colon)...])
+    }
+
+    public var channels: [IIOChannel] {
+        (0..<iio_device_get_channels_count(pointer)).compactMap { index in
+            iio_device_get_channel(pointer, index).map { IIOChannel(pointer: $0, device: self) }
+        }
+    }
+
+    /// The input channel with the given libiio id (`accel_x`, `timestamp`).
+    public func inputChannel(_ id: String) -> IIOChannel? {
+        iio_device_find_channel(pointer, id, false).map { IIOChannel(pointer: $0, device: self) }
+    }
+
+    /// Names of the device-level attributes libiio found.
+    public var attributeNames: [String] {
+        (0..<iio_device_get_attrs_count(pointer)).compactMap { iio_device_get_attr(pointer, $0).map { String(cString: $0) } }
+    }
+
+    /// Reads an attribute file of the device directory as text, trailing whitespace removed.
+    public func read(_ attribute: String) throws(IIOError) -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = iio_device_attr_read(pointer, attribute, &buffer, buffer.count)
+        guard n >= 0 else { throw IIOError(code: Int32(n), operation: "read \(attribute) of \(self)") }
+        return Self.text(buffer)
+    }
+
+    /// Writes an attribute file of the device directory.
+    public func write(_ attribute: String, _ value: String) throws(IIOError) {
+        let n = iio_device_attr_write(pointer, attribute, value)
+        guard n >= 0 else { throw IIOError(code: Int32(n), operation: "write '\(value)' to \(attribute) of \(self)") }
+    }
+
+    /// Reads an attribute of the device's buffer (`buffer/enable`, `buffer/length`).
+    public func readBuffer(_ attribute: String) throws(IIOError) -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        let n = iio_device_buffer_attr_read(pointer, attribute, &buffer, buffer.count)
+        guard n >= 0 else { throw IIOError(code: Int32(n), operation: "read buffer/\(attribute) of \(self)") }
+        return Self.text(buffer)
+    }
+
+    /// The trigger currently attached, `nil` when none is set. Throws when the device has no
+    /// trigger support at all (ENOENT).
+    public func currentTrigger() throws(IIOError) -> IIODevice? {
+        var trigger: OpaquePointer?
+        let rc = iio_device_get_trigger(pointer, &trigger)
+        guard rc >= 0 else { throw IIOError(code: rc, operation: "read trigger of \(self)") }
+        return trigger.map { IIODevice(pointer: $0, context: context) }
+    }
+
+    /// Attaches a trigger (or detaches with `nil`).
+    public func setTrigger(_ trigger: IIODevice?) throws(IIOError) {
+        let rc = iio_device_set_trigger(pointer, trigger?.pointer)
+        guard rc >= 0 else { throw IIOError(code: rc, operation: "set trigger of \(self) to \(trigger?.name ?? "none")") }
+    }
+
+    public var description: String {
+        if let name { return "\(id) (\(name))" }
+        return id
+    }
+
+    static func text(_ buffer: [CChar]) -> String {
+        let bytes = buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }
+        return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

@@ -1,0 +1,37 @@
+import CLibIIO
+import Glibc
+
+/// A failed libiio or sysfs operation: the errno code and what was being done.
+///
+/// libiio returns negative errno values (or NULL with `errno` set); this type keeps the code,
+/// names the operation and the thing it touched, and classifies the code for recovery.
+public struct IIOError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The positive errno value.
+    public let code: Int32
+    /// What failed, e.g. `read in_accel_x_raw of iio:device0 (mpu6050)`.
+    public let operation: String
+
+    public init(code: Int32, operation: String) {
+        self.code = abs(code)
+        self.operation = operation
+    }
+
+    /// The device is gone or no longer answers: removed (ENODEV, ENOENT, ENXIO) or a bus
+    /// error (EIO). Its source reports unavailable and waits for a hot-plug.
+    public var isDeviceGone: Bool { [ENODEV, ENOENT, ENXIO, EIO].contains(code) }
+
+    /// Another consumer holds the device's buffer (the char device is single-open).
+    public var isBusy: Bool { code == EBUSY }
+
+    /// Nothing arrived in time.
+    public var isTimeout: Bool { code == ETIMEDOUT || code == EAGAIN }
+
+    /// The C library's message for the code.
+    public var message: String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        iio_strerror(code, &buffer, buffer.count)
+        return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    public var description: String { "\(operation): \(message) (errno \(code))" }
+}

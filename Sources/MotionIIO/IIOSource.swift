@@ -1,0 +1,246 @@
+import Dispatch
+import Logging
+import MotionCore
+
+/// The source for real hardware: the IIO devices of a libiio context (`local:` or `ip:HOST`).
+///
+/// It discovers sensors (``SensorDiscovery``), reads the requested kinds from the primary sensor
+/// of each kind, one reader per device (buffered when the buffer works, else polling), and keeps
+/// that true as devices come and go: a udev `remove` or a read error that says the device is
+/// gone makes its kinds unavailable, and a udev `add` (or a retry, with backoff, for network
+/// contexts and failing devices) picks them up again. All bookkeeping runs on one serial
+/// queue; readers run on their own queues or threads.
+public final class IIOSource: MotionSource, @unchecked Sendable {
+    public let uri: String
+    private let discovery: SensorDiscovery
+    private let logger: Logger
+    private let queue = DispatchQueue(label: "motiond.iio")
+
+    // Everything below is confined to `queue`.
+    private var delivery: (queue: DispatchQueue, handler: SourceHandler)?
+    private var request = SourceRequest.none
+    private var context: IIOContext?
+    private var found: SensorDiscovery.Result?
+    private var readers: [String: ActiveReader] = [:]
+    private var availability: [SensorKind: SensorAvailability] = [:]
+    private var monitor: HotplugMonitor?
+    private var retry: DispatchSourceTimer?
+    private var retryDelay = minimumRetryDelay
+    private var reported = Set<String>()
+    private var running = false
+
+    private static let minimumRetryDelay = 1.0
+    private static let maximumRetryDelay = 30.0
+
+    /// A reader in use and what it serves.
+    private struct ActiveReader {
+        var sensors: [SensorDescriptor]
+        var period: Double
+        var reader: DeviceReader
+        var kinds: Set<SensorKind> { Set(sensors.map(\.kind)) }
+    }
+
+    public init(uri: String, discovery: SensorDiscovery = SensorDiscovery(), logger: Logger) {
+        self.uri = uri
+        self.discovery = discovery
+        self.logger = logger
+    }
+
+    /// Opens a context and runs discovery once, without reading anything (`--list-sensors`).
+    public func discover() throws(SourceError) -> SensorDiscovery.Result {
+        do {
+            return discovery.discover(try IIOContext(uri: uri))
+        } catch {
+            throw .context(error)
+        }
+    }
+
+    public func start(_ request: SourceRequest, queue target: DispatchQueue, handler: @escaping SourceHandler) throws(SourceError) {
+        queue.sync {
+            delivery = (target, handler)
+            self.request = request
+            running = true
+            if uri.hasPrefix("local:") {
+                monitor = HotplugMonitor(queue: queue) { [weak self] event in self?.hotplug(event) }
+                if monitor == nil { logger.notice("udev monitor unavailable: hot-plug relies on periodic rescans") }
+            }
+            reconcile(rediscover: true)
+        }
+    }
+
+    public func update(_ request: SourceRequest) throws(SourceError) {
+        queue.sync {
+            self.request = request
+            reconcile(rediscover: false)
+        }
+    }
+
+    public func stop() {
+        queue.sync {
+            running = false
+            monitor = nil
+            retry?.cancel()
+            retry = nil
+            for (_, active) in readers { active.reader.stop() }
+            readers = [:]
+            delivery = nil
+        }
+    }
+
+    // MARK: - Queue-confined work
+
+    private func emit(_ event: SourceEvent) {
+        guard let delivery else { return }
+        delivery.queue.async { delivery.handler(event) }
+    }
+
+    /// Makes the running readers match the request: starts, restarts or stops readers, then
+    /// reports every change of availability.
+    private func reconcile(rediscover: Bool) {
+        guard running else { return }
+        let wanted = request.periods
+        if rediscover || (found == nil) || wanted.keys.contains(where: { kind in !readers.values.contains { $0.kinds.contains(kind) } }) {
+            rescan()
+        }
+
+        // Per device: the sensors wanted from it and the fastest period asked of it.
+        var desired: [String: (sensors: [SensorDescriptor], period: Double)] = [:]
+        for (kind, period) in wanted.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            let current = readers.values.lazy.flatMap(\.sensors).first { $0.kind == kind }
+            guard let sensor = current ?? found?.primary(kind) else { continue }
+            var entry = desired[sensor.device] ?? ([], period)
+            entry.sensors.append(sensor)
+            entry.period = min(entry.period, period)
+            desired[sensor.device] = entry
+        }
+        for (device, active) in readers {
+            if let want = desired[device], Set(want.sensors.map(\.kind)) == active.kinds, want.period == active.period { continue }
+            active.reader.stop()
+            readers[device] = nil
+        }
+        for (deviceID, want) in desired.sorted(by: { $0.key < $1.key }) where readers[deviceID] == nil {
+            startReader(deviceID, sensors: want.sensors, period: want.period)
+        }
+        publishAvailability()
+        scheduleRetryIfNeeded()
+    }
+
+    private func rescan() {
+        do {
+            let context = try IIOContext(uri: uri)
+            self.context = context
+            found = discovery.discover(context)
+        } catch {
+            context = nil
+            found = nil
+            report("context", "cannot open IIO context \(uri): \(error)")
+            return
+        }
+        for skipped in found?.skipped ?? [] {
+            report(skipped.description, skipped.description)
+        }
+        for sensor in found?.sensors ?? [] {
+            for note in sensor.mountMatrix.notes { report("\(sensor.device) \(note)", "\(sensor.summary): \(note)") }
+        }
+    }
+
+    /// Logs a warning once per distinct situation, so rescans do not repeat it.
+    private func report(_ key: String, _ message: String) {
+        guard reported.insert(key).inserted else { return }
+        logger.warning("\(message)")
+    }
+
+    private func startReader(_ deviceID: String, sensors: [SensorDescriptor], period: Double) {
+        guard let context, let device = context.device(named: deviceID), let delivery else { return }
+        // Samples go straight to the consumer's queue: a rescan here never delays them.
+        let output = ReaderOutput(
+            emit: { event in delivery.queue.async { delivery.handler(event) } },
+            lost: { [weak self] error in
+                guard let self else { return }
+                queue.async { self.lost(deviceID, error) }
+            })
+        let what = sensors.map(\.kind.rawValue).joined(separator: ", ")
+        var buffered: BufferedReader?
+        if sensors.allSatisfy({ $0.readMode == .buffered }) {
+            do {
+                buffered = try BufferedReader(device: device, sensors: sensors, period: period, devices: context.devices, output: output, logger: logger)
+            } catch {
+                logger.notice("\(device): \(error); polling \(what) through sysfs instead")
+            }
+        }
+        let reader: DeviceReader = buffered ?? PollingReader(device: device, sensors: sensors, period: period, output: output, logger: logger)
+        logger.info("reading \(what) from \(device), \(reader.mode), every \(SysfsNumber.format(period * 1000)) ms")
+        readers[deviceID] = ActiveReader(sensors: sensors, period: period, reader: reader)
+        // Availability is announced before the first sample can arrive.
+        publishAvailability()
+        reader.start()
+    }
+
+    private func lost(_ deviceID: String, _ error: IIOError) {
+        guard let active = readers.removeValue(forKey: deviceID) else { return }
+        active.reader.stop()
+        logger.warning("lost \(active.kinds.map(\.rawValue).sorted().joined(separator: ", ")) on \(deviceID): \(error); waiting for the device to come back")
+        for kind in active.kinds {
+            setAvailability(kind, SensorAvailability(isAvailable: false, reason: "\(deviceID) stopped answering: \(error.message)"))
+        }
+        found = nil
+        reported.removeAll()
+        reconcile(rediscover: true)
+    }
+
+    private func hotplug(_ event: HotplugMonitor.Event) {
+        logger.debug("udev \(event.action) \(event.sysname)")
+        switch event.action {
+        case "remove":
+            if readers[event.sysname] != nil {
+                lost(event.sysname, IIOError(code: 19 /* ENODEV */, operation: "udev removed \(event.sysname)"))
+            } else {
+                reconcile(rediscover: true)
+            }
+        case "add":
+            retryDelay = Self.minimumRetryDelay
+            reconcile(rediscover: true)
+        default:
+            break
+        }
+    }
+
+    private func publishAvailability() {
+        for kind in SensorKind.allCases {
+            if let active = readers.values.first(where: { $0.kinds.contains(kind) }), let sensor = active.sensors.first(where: { $0.kind == kind }) {
+                setAvailability(kind, SensorAvailability(isAvailable: true, reason: "reading \(sensor.summary)", mode: active.reader.mode))
+            } else if request.periods[kind] != nil {
+                let reason = availability[kind].flatMap { $0.isAvailable ? nil : $0.reason } ?? "no \(kind) found on \(uri)"
+                setAvailability(kind, SensorAvailability(isAvailable: false, reason: reason))
+            }
+        }
+    }
+
+    private func setAvailability(_ kind: SensorKind, _ value: SensorAvailability) {
+        guard availability[kind] != value else { return }
+        availability[kind] = value
+        emit(.availability(kind, value))
+    }
+
+    /// Retries discovery with backoff while a requested kind is not being read.
+    private func scheduleRetryIfNeeded() {
+        let missing = request.periods.keys.contains { kind in !readers.values.contains { $0.kinds.contains(kind) } }
+        guard missing else {
+            retry?.cancel()
+            retry = nil
+            retryDelay = Self.minimumRetryDelay
+            return
+        }
+        guard retry == nil else { return }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + retryDelay)
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            retry = nil
+            retryDelay = min(retryDelay * 2, Self.maximumRetryDelay)
+            reconcile(rediscover: true)
+        }
+        timer.resume()
+        retry = timer
+    }
+}

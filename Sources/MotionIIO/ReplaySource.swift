@@ -1,0 +1,103 @@
+import Dispatch
+import Foundation
+import MotionCore
+
+/// `replay:FILE.csv` — plays a trace (DESIGN.md trace format) as if it were hardware.
+///
+/// `.realtime` paces samples by the trace's timestamps, rebased onto the boot clock at start;
+/// `.asFastAsPossible` emits every record at once with the trace's own timestamps (offline
+/// tools). Only requested kinds are emitted, at the trace's own rate; when the trace ends every
+/// kind is reported unavailable.
+public final class ReplaySource: MotionSource, @unchecked Sendable {
+    public enum Pacing: Sendable {
+        case realtime
+        case asFastAsPossible
+    }
+
+    public let uri: String
+    public let trace: TraceReader.Trace
+    private let pacing: Pacing
+    private let queue = DispatchQueue(label: "motiond.replay")
+    // Confined to `queue`.
+    private var delivery: (queue: DispatchQueue, handler: SourceHandler)?
+    private var kinds = Set<SensorKind>()
+    private var next = 0
+    private var generation = 0
+    private var origin = 0.0
+
+    /// Loads the whole trace; a missing or malformed file is an error naming the line.
+    public init(path: String, pacing: Pacing = .realtime) throws(SourceError) {
+        uri = "replay:\(path)"
+        self.pacing = pacing
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw .trace(path: path, reason: "cannot read the file (\(error.localizedDescription))")
+        }
+        do {
+            trace = try TraceReader.parse(text)
+        } catch {
+            throw .trace(path: path, reason: error.description)
+        }
+        guard !trace.records.isEmpty else { throw .trace(path: path, reason: "no records after the header") }
+    }
+
+    public func start(_ request: SourceRequest, queue target: DispatchQueue, handler: @escaping SourceHandler) throws(SourceError) {
+        queue.sync {
+            delivery = (target, handler)
+            kinds = Set(request.periods.keys)
+            next = 0
+            origin = BootClock.now() - trace.records[0].time
+            for kind in kinds.sorted(by: { $0.rawValue < $1.rawValue }) {
+                let available = trace.kinds.contains(kind)
+                let reason = available ? "replaying \(uri)" : "\(uri) has no \(kind) columns"
+                target.async { handler(.availability(kind, SensorAvailability(isAvailable: available, reason: reason))) }
+            }
+            pump()
+        }
+    }
+
+    public func update(_ request: SourceRequest) throws(SourceError) {
+        queue.sync { kinds = Set(request.periods.keys) }
+    }
+
+    public func stop() {
+        queue.sync {
+            generation += 1
+            delivery = nil
+        }
+    }
+
+    /// Emits every record that is due, then sleeps until the next one.
+    private func pump() {
+        guard let delivery else { return }
+        let records = trace.records
+        let now = BootClock.now()
+        while next < records.count {
+            let record = records[next]
+            let timestamp: Double
+            switch pacing {
+            case .asFastAsPossible:
+                timestamp = record.time
+            case .realtime:
+                timestamp = origin + record.time
+                if timestamp > now {
+                    let current = generation
+                    queue.asyncAfter(deadline: .now() + (timestamp - now)) { [weak self] in
+                        guard let self, generation == current else { return }
+                        pump()
+                    }
+                    return
+                }
+            }
+            let samples = record.samples(timestamp: timestamp).filter { kinds.contains($0.kind) }
+            delivery.queue.async { samples.forEach { delivery.handler(.sample($0)) } }
+            next += 1
+        }
+        for kind in kinds.sorted(by: { $0.rawValue < $1.rawValue }) where trace.kinds.contains(kind) {
+            let reason = "replay of \(uri) finished"
+            delivery.queue.async { delivery.handler(.availability(kind, SensorAvailability(isAvailable: false, reason: reason))) }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Logging
+
+/// Sets a device's sampling frequency for a wanted sample period.
+///
+/// The hardware must run at least as fast as it is read: the smallest `_available` frequency at
+/// or above 1/period (else the fastest available); without an `_available` list, 1/period
+/// itself when the current value is slower. This also lifts devices that default to 0–1 Hz
+/// (which never produce buffered data or block sysfs reads), as iio-sensor-proxy's fix-up does.
+enum SamplingRate {
+    /// Writes the frequency if it needs changing; returns the frequency in force, if known.
+    @discardableResult
+    static func apply(period: Double, to device: IIODevice, attribute: SensorDescriptor.SamplingFrequency?, logger: Logger) -> Double? {
+        guard let attribute else { return nil }
+        let wanted = 1 / period
+        let target: Double
+        if let available = attribute.available {
+            target = available.choose(atLeast: wanted)
+        } else if let current = attribute.current, current >= wanted - 1e-9 {
+            return current
+        } else {
+            target = wanted.rounded(.up)
+        }
+        let current = (try? device.read(attribute.attribute)).flatMap(SysfsNumber.parse)
+        if let current, abs(current - target) < 1e-6 { return current }
+        do {
+            try device.write(attribute.attribute, SysfsNumber.format(target))
+            logger.info("set \(attribute.attribute) of \(device) to \(SysfsNumber.format(target)) Hz for a \(SysfsNumber.format(period * 1000)) ms period")
+            return target
+        } catch {
+            logger.warning("cannot set sampling frequency: \(error); keeping \(current.map { SysfsNumber.format($0) + " Hz" } ?? "the current rate")")
+            return current
+        }
+    }
+}

@@ -1,0 +1,194 @@
+import Glibc
+import MotionCore
+
+/// Finds the accelerometers, gyroscopes and magnetometers of an IIO context and works out how
+/// to read each one (see ``SensorDescriptor``).
+///
+/// A sensor is three input channels `<type>_x/y/z` of one device (`accel`, `anglvel`, `magn`):
+/// one device may carry several sensors (mpu6050), each sensor may be its own device
+/// (st_lsm6dsx), or they come from a HID sensor hub (`accel_3d`, `gyro_3d`, `magn_3d`).
+/// A device missing an axis or with an unparseable attribute is skipped with the reason.
+public struct SensorDiscovery: Sendable {
+    /// Mount matrices from configuration (highest precedence).
+    public var overrides: [MountMatrixOverride]
+    /// Whether to consult udev properties (hwdb `ACCEL_MOUNT_MATRIX`, `ACCEL_LOCATION`);
+    /// only meaningful for the local backend.
+    public var useUdev: Bool
+
+    public init(overrides: [MountMatrixOverride] = [], useUdev: Bool = true) {
+        self.overrides = overrides
+        self.useUdev = useUdev
+    }
+
+    /// What discovery found.
+    public struct Result: Sendable {
+        public var sensors: [SensorDescriptor]
+        public var skipped: [SkippedSensor]
+
+        /// The sensor used for `kind`: a display-located one first, then the lowest device.
+        public func primary(_ kind: SensorKind) -> SensorDescriptor? {
+            let candidates = sensors.filter { $0.kind == kind }
+            return candidates.first(where: { $0.location == .display }) ?? candidates.first
+        }
+    }
+
+    public func discover(_ context: IIOContext) -> Result {
+        var result = Result(sensors: [], skipped: [])
+        let devices = context.devices
+        for device in devices where !device.isTrigger {
+            let udev = useUdev && context.isLocal ? UdevDevice(iioDevice: device.id) : nil
+            for kind in SensorKind.allCases {
+                do {
+                    if let sensor = try describe(kind, on: device, udev: udev, devices: devices) {
+                        result.sensors.append(sensor)
+                    }
+                } catch {
+                    result.skipped.append(SkippedSensor(device: device.id, driver: device.name, kind: kind, reason: error.reason))
+                }
+            }
+        }
+        return result
+    }
+
+    private struct Skip: Error {
+        var reason: String
+    }
+
+    private func describe(_ kind: SensorKind, on device: IIODevice, udev: UdevDevice?, devices: [IIODevice]) throws(Skip) -> SensorDescriptor? {
+        let type = kind.iioChannelType
+        let names = ["x", "y", "z"]
+        let found = names.map { device.inputChannel("\(type)_\($0)") }
+        if found.allSatisfy({ $0 == nil }) { return nil }
+        let missing = zip(names, found).filter { $0.1 == nil }.map { "in_\(type)_\($0.0)" }
+        guard missing.isEmpty else {
+            throw Skip(reason: "has \(type) channels but no \(missing.joined(separator: ", "))")
+        }
+        let channels = found.compactMap { $0 }
+
+        var axes: [SensorDescriptor.Axis] = []
+        var scale = Vector3(1, 1, 1), offset = Vector3.zero
+        for (index, channel) in channels.enumerated() {
+            let prefix = channel.sysfsPrefix
+            let scaleFound = try lookup("scale", axis: prefix, type: type, on: device)
+            let offsetFound = try lookup("offset", axis: prefix, type: type, on: device)
+            if let s = scaleFound {
+                guard s.value != 0 else { throw Skip(reason: "\(s.attribute) is 0 (a kernel bug): values would all be zero") }
+                scale[index] = s.value
+            }
+            offset[index] = offsetFound?.value ?? 0
+            if try readNumber("\(prefix)_raw", on: device) == nil, !channel.isScanElement {
+                throw Skip(reason: "\(prefix) has neither a \(prefix)_raw attribute nor a scan element")
+            }
+            axes.append(SensorDescriptor.Axis(
+                channel: prefix, id: channel.id, scaleAttribute: scaleFound?.attribute, offsetAttribute: offsetFound?.attribute,
+                scanType: channel.isScanElement ? channel.format.description : nil,
+                scanIndex: channel.isScanElement ? channel.scanIndex : nil))
+        }
+
+        let matrix = resolveMountMatrix(kind, on: device, udev: udev)
+        let location = resolveLocation(device, udev: udev)
+        let plan = planReadMode(device, channels: channels, devices: devices)
+        return SensorDescriptor(
+            kind: kind, device: device.id, driver: device.name ?? device.id, label: device.label,
+            location: location.value, locationSource: location.source, axes: axes,
+            conversion: SampleConversion(kind: kind, scale: scale, offset: offset, mountMatrix: matrix.applied),
+            mountMatrix: matrix.choice, samplingFrequency: samplingFrequency(type, on: device),
+            readMode: plan.mode, readModeReason: plan.reason, trigger: plan.trigger)
+    }
+
+    /// Reads an attribute as a number: `nil` if the file does not exist; a skip if unreadable
+    /// or not a number.
+    private func readNumber(_ attribute: String, on device: IIODevice) throws(Skip) -> Double? {
+        let text: String
+        do {
+            text = try device.read(attribute)
+        } catch {
+            if error.code == ENOENT { return nil }
+            throw Skip(reason: "cannot read \(attribute): \(error.message) (errno \(error.code))")
+        }
+        guard let value = SysfsNumber.parse(text) else {
+            throw Skip(reason: "\(attribute) has unparseable value '\(text)'")
+        }
+        return value
+    }
+
+    /// The kernel's sharing levels, most specific first: `in_accel_x_scale`, `in_accel_scale`,
+    /// `in_scale`, `scale`.
+    private func lookup(_ info: String, axis prefix: String, type: String, on device: IIODevice) throws(Skip) -> (attribute: String, value: Double)? {
+        for attribute in ["\(prefix)_\(info)", "in_\(type)_\(info)", "in_\(info)", info] {
+            if let value = try readNumber(attribute, on: device) { return (attribute, value) }
+        }
+        return nil
+    }
+
+    private func resolveMountMatrix(_ kind: SensorKind, on device: IIODevice, udev: UdevDevice?) -> (applied: MountMatrix, choice: SensorDescriptor.MountMatrixChoice) {
+        var notes: [String] = []
+        var candidates: [(source: String, parse: () throws -> MountMatrix, text: String)] = []
+        for override in overrides where override.matches(device, kind: kind) {
+            candidates.append(("configuration", { override.matrix }, override.matrix.description))
+        }
+        // hwdb's ACCEL_MOUNT_MATRIX describes the accelerometer only.
+        if kind == .accelerometer, let text = udev?.properties["ACCEL_MOUNT_MATRIX"] {
+            candidates.append(("udev ACCEL_MOUNT_MATRIX", { try MountMatrix(parsing: text) }, text))
+        }
+        for attribute in ["in_\(kind.iioChannelType)_mount_matrix", "in_mount_matrix", "mount_matrix"] {
+            guard let text = try? device.read(attribute) else { continue }
+            candidates.append(("sysfs \(attribute)", { try MountMatrix(parsing: text) }, text))
+        }
+        for candidate in candidates {
+            do {
+                let matrix = try candidate.parse()
+                var applied = matrix
+                if !matrix.isProper {
+                    applied = matrix.proper
+                    notes.append("\(candidate.source) '\(candidate.text)' is improper (determinant \(SysfsNumber.format(matrix.matrix.determinant))): negated its z row to keep the device frame right-handed, giving '\(applied)'")
+                }
+                return (applied, .init(source: candidate.source, given: candidate.text, correctedImproper: !matrix.isProper, notes: notes))
+            } catch {
+                notes.append("rejected \(candidate.source) '\(candidate.text)': \(error)")
+            }
+        }
+        return (.identity, .init(source: "default (identity)", given: MountMatrix.identity.description, correctedImproper: false, notes: notes))
+    }
+
+    private func resolveLocation(_ device: IIODevice, udev: UdevDevice?) -> (value: SensorLocation, source: String) {
+        if let text = udev?.properties["ACCEL_LOCATION"], let location = SensorLocation(locationValue: text) {
+            return (location, "udev ACCEL_LOCATION")
+        }
+        if let label = device.label, let location = SensorLocation(label: label) {
+            return (location, "label")
+        }
+        if let text = try? device.read("location"), let location = SensorLocation(locationValue: text) {
+            return (location, "sysfs location")
+        }
+        return (.display, "default")
+    }
+
+    private func samplingFrequency(_ type: String, on device: IIODevice) -> SensorDescriptor.SamplingFrequency? {
+        for attribute in ["in_\(type)_sampling_frequency", "sampling_frequency"] {
+            guard let text = try? device.read(attribute) else { continue }
+            let available = (try? device.read("\(attribute)_available")).flatMap(AvailableValues.init(parsing:))
+            return .init(attribute: attribute, current: SysfsNumber.parse(text), available: available)
+        }
+        return nil
+    }
+
+    private func planReadMode(_ device: IIODevice, channels: [IIOChannel], devices: [IIODevice]) -> (mode: ReadMode, reason: String, trigger: String?) {
+        guard channels.allSatisfy(\.isScanElement) else {
+            return (.polling, "no scan elements for \(channels.map(\.sysfsPrefix).joined(separator: "/")): sysfs polling", nil)
+        }
+        if (try? device.readBuffer("enable")) == "1" {
+            return (.polling, "the buffer is already enabled by another consumer (such as iio-sensor-proxy): sysfs polling", nil)
+        }
+        switch BufferTrigger.find(for: device, among: devices) {
+        case .notSupported:
+            return (.buffered, "scan elements, no trigger needed", nil)
+        case .attached(let name):
+            return (.buffered, "scan elements, trigger \(name) attached", name)
+        case .available(let trigger):
+            return (.buffered, "scan elements, trigger \(trigger.name ?? trigger.id) will be attached", trigger.name)
+        case .none:
+            return (.buffered, "scan elements but no trigger found: the buffer is probed for data at start", nil)
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import MotionCore
+
+/// The report of `motiond --list-sensors`: what a source offers and, for IIO, every sensor
+/// found with how it will be read, plus what was skipped and why. Encodes as JSON; renders as
+/// text for people.
+public struct SensorListing: Sendable, Codable {
+    public var source: String
+    /// The sensor used for each kind (device id), or the source itself for sim:/replay:.
+    public var selected: [String: String]
+    public var sensors: [SensorDescriptor]
+    public var skipped: [SkippedSensor]
+    /// For sources without IIO devices: what they provide.
+    public var provides: [SensorKind]?
+
+    public init(source: String, result: SensorDiscovery.Result) {
+        self.source = source
+        sensors = result.sensors
+        skipped = result.skipped
+        var selected: [String: String] = [:]
+        for kind in SensorKind.allCases {
+            if let sensor = result.primary(kind) { selected[kind.rawValue] = sensor.device }
+        }
+        self.selected = selected
+        provides = nil
+    }
+
+    public init(source: String, provides kinds: [SensorKind]) {
+        self.source = source
+        selected = Dictionary(uniqueKeysWithValues: kinds.map { ($0.rawValue, source) })
+        sensors = []
+        skipped = []
+        provides = kinds
+    }
+
+    public func json() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self)
+    }
+
+    public func text() -> String {
+        var out = "source \(source)\n"
+        if let provides {
+            out += "  provides \(provides.map(\.rawValue).joined(separator: ", "))\n"
+        }
+        if sensors.isEmpty && provides == nil {
+            out += "  no accelerometer, gyroscope or magnetometer found\n"
+        }
+        for sensor in sensors {
+            let used = selected[sensor.kind.rawValue] == sensor.device
+            let role = used ? "used" : (sensor.kind == .accelerometer && sensor.location == .base ? "base accelerometer, kept for the hinge angle" : "not used")
+            out += "\n\(sensor.kind) — \(sensor.device) \(sensor.driver)\(sensor.label.map { " (label \($0))" } ?? "") [\(role)]\n"
+            out += "  location     \(sensor.location) (\(sensor.locationSource))\n"
+            out += "  channels     \(sensor.axes.map(\.channel).joined(separator: " "))"
+            if let type = sensor.axes.first?.scanType { out += "  scan \(type)" }
+            out += "\n"
+            let c = sensor.conversion
+            out += "  scale        \(Self.triple(c.scale)) from \(Self.sources(sensor.axes.map(\.scaleAttribute), none: "no scale attribute (1)"))\n"
+            out += "  offset       \(Self.triple(c.offset)) from \(Self.sources(sensor.axes.map(\.offsetAttribute), none: "no offset attribute (0)"))\n"
+            out += "  mount matrix \(c.mountMatrix) from \(sensor.mountMatrix.source)"
+            if sensor.mountMatrix.correctedImproper { out += " (improper '\(sensor.mountMatrix.given)', z row negated)" }
+            out += "\n"
+            for note in sensor.mountMatrix.notes { out += "               note: \(note)\n" }
+            if let f = sensor.samplingFrequency {
+                out += "  frequency    \(f.current.map { SysfsNumber.format($0) + " Hz" } ?? "unreadable") (\(f.attribute))"
+                if let available = f.available { out += ", available \(available)" }
+                out += "\n"
+            }
+            out += "  read mode    \(sensor.readMode): \(sensor.readModeReason)\n"
+        }
+        for skip in skipped { out += "\n\(skip)\n" }
+        return out
+    }
+
+    private static func triple(_ v: Vector3) -> String {
+        v.components.map { SysfsNumber.format($0) }.joined(separator: " ")
+    }
+
+    private static func sources(_ attributes: [String?], none: String) -> String {
+        let unique = attributes.reduce(into: [String]()) { list, name in
+            let text = name ?? none
+            if !list.contains(text) { list.append(text) }
+        }
+        return unique.joined(separator: ", ")
+    }
+}

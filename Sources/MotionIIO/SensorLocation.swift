@@ -1,0 +1,30 @@
+import Foundation
+
+/// Where an accelerometer sits in a convertible: in the display (lid) or in the base.
+///
+/// Screen orientation follows the display sensor; the base sensor is kept for the hinge angle.
+/// Sources, in order (as iio-sensor-proxy): udev `ACCEL_LOCATION`, then the sysfs `label`
+/// (`accel-display` / `accel-base`), then the sysfs `location` (cros-ec: `lid`, `base`),
+/// else `display`.
+public enum SensorLocation: String, Sendable, Hashable, Codable {
+    case display
+    case base
+
+    /// Parses a location value (`display`, `lid` → display; `base` → base); `nil` otherwise.
+    public init?(locationValue text: String) {
+        switch text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() {
+        case "display", "lid": self = .display
+        case "base": self = .base
+        default: return nil
+        }
+    }
+
+    /// Parses a standard label (`accel-display`, `accel-base`); `nil` for other labels.
+    public init?(label: String) {
+        switch label.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() {
+        case "accel-display": self = .display
+        case "accel-base": self = .base
+        default: return nil
+        }
+    }
+}

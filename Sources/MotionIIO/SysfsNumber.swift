@@ -1,0 +1,20 @@
+import Foundation
+
+/// Locale-independent number parsing and printing for sysfs attribute text.
+///
+/// `Double(String)` never consults LC_NUMERIC, so a daemon started under a locale that uses
+/// a decimal comma still reads `0.000598` correctly.
+public enum SysfsNumber {
+    /// Parses a decimal or integer attribute value; `nil` for anything else (or non-finite).
+    public static func parse(_ text: String) -> Double? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let value = Double(trimmed), value.isFinite else { return nil }
+        return value
+    }
+
+    /// The shortest text that reads back as `value` (`50`, `12.5`), as written to sysfs.
+    public static func format(_ value: Double) -> String {
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return String(value)
+    }
+}

@@ -1,0 +1,112 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Logging
+import MotionCore
+import MotionIIO
+
+/// motiond: reads the motion sensors (accelerometer, gyroscope, magnetometer) of this machine
+/// through IIO, or a simulated IMU, or a recorded trace.
+struct Motiond: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "motiond",
+        abstract: "Core Motion for Linux: reads IIO motion sensors and serves motion data.",
+        discussion: """
+        Sources: local: (this machine's IIO devices, default), ip:HOST[:PORT] (an iiod server), \
+        sim: (a simulated IMU playing a scripted motion), replay:FILE.csv (a recorded trace).
+        """)
+
+    @Option(help: "Where samples come from: local:, ip:HOST[:PORT], sim:, replay:FILE.csv.")
+    var source = "local:"
+
+    @Flag(help: "List every sensor found, how it will be read and why, then exit.")
+    var listSensors = false
+
+    @Flag(help: "Machine-readable output: JSON for --list-sensors, JSON lines for samples.")
+    var json = false
+
+    @Option(help: "Seconds between samples, 0.01–0.1.")
+    var interval = 0.02
+
+    @Option(parsing: .upToNextOption, help: "Sensors to read: accelerometer gyroscope magnetometer (default: all).")
+    var sensors: [SensorKind] = SensorKind.allCases
+
+    @Flag(help: "Print every sample on standard output.")
+    var printSamples = false
+
+    @Option(help: "Exit after printing this many samples.")
+    var count: Int?
+
+    @Option(help: "Exit after this many seconds.")
+    var duration: Double?
+
+    @Option(help: "Mount matrix override, [DEVICE/]KIND=MATRIX, e.g. 'accelerometer=0, 1, 0; 1, 0, 0; 0, 0, -1'. Repeatable; wins over udev and sysfs.")
+    var mountMatrix: [String] = []
+
+    @Flag(help: "Replay a trace as fast as possible with its own timestamps instead of in real time.")
+    var replayFast = false
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: Logger.Level = .info
+
+    func validate() throws {
+        if let count, count < 1 { throw ValidationError("--count must be at least 1") }
+        if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
+    }
+
+    func run() throws {
+        let level = logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "motiond")
+
+        let uri: SourceURI
+        let request: SourceRequest
+        var overrides: [MountMatrixOverride] = []
+        do {
+            uri = try SourceURI(parsing: source)
+            request = try SourceRequest(sensors, period: interval)
+            for text in mountMatrix { overrides.append(try MountMatrixOverride(parsing: text)) }
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        let discovery = SensorDiscovery(overrides: overrides)
+
+        let made: MotionSource
+        do {
+            made = try SourceFactory.make(uri, discovery: discovery, replayPacing: replayFast ? .asFastAsPossible : .realtime, logger: logger)
+        } catch {
+            logger.error("\(error)")
+            throw ExitCode.failure
+        }
+
+        if listSensors {
+            let listing: SensorListing
+            if let iio = made as? IIOSource {
+                do {
+                    listing = SensorListing(source: uri.description, result: try iio.discover())
+                } catch {
+                    logger.error("\(error)")
+                    throw ExitCode.failure
+                }
+            } else if let replay = made as? ReplaySource {
+                listing = SensorListing(source: uri.description, provides: SensorKind.allCases.filter(replay.trace.kinds.contains))
+            } else {
+                listing = SensorListing(source: uri.description, provides: SensorKind.allCases)
+            }
+            print(json ? listing.json() : listing.text(), terminator: json ? "\n" : "")
+            return
+        }
+
+        try Runner(source: made, request: request, writer: printSamples || count != nil ? SampleWriter(json: json) : nil,
+                   count: count, duration: duration, logger: logger).run()
+    }
+}
+
+extension SensorKind: ExpressibleByArgument {}
+extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+Motiond.main()

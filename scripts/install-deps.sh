@@ -1,0 +1,19 @@
+#!/bin/sh
+# Installs the Debian packages motiond needs to build, run and test, when any is missing.
+# Usage: scripts/install-deps.sh [build|test]   (test adds the emulation tools)
+set -eu
+want="pkg-config libiio-dev libiio-utils libsystemd-dev libudev-dev"
+if [ "${1:-build}" = test ]; then
+    want="$want iiod umockdev libumockdev-dev systemd"
+fi
+missing=""
+for pkg in $want; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing="$missing $pkg"
+done
+[ -z "$missing" ] && exit 0
+echo "installing Debian packages:$missing"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
