@@ -44,8 +44,7 @@ let package = Package(
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore"]),
         .testTarget(
             name: "MotionIIOTests",
-            dependencies: ["MotionCore", "MotionIIO", "CUMockdev"],
-            exclude: ["README.md"]
+            dependencies: ["MotionCore", "MotionIIO", "CUMockdev"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -56,6 +56,17 @@ public struct MountMatrix: Sendable, Hashable, Codable, CustomStringConvertible 
         try self.init(Matrix3(rowMajor: values))
     }
 
+    /// Decoding validates like ``init(_:)``: a stored matrix cannot bypass the checks.
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        try self.init(container.decode(Matrix3.self))
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(matrix)
+    }
+
     /// True for a proper matrix (determinant > 0): it keeps the frame right-handed.
     public var isProper: Bool { matrix.determinant > 0 }
 

@@ -14,8 +14,9 @@ public enum TraceReader {
 
     public static func parse(_ text: String) throws(TraceError) -> Trace {
         var lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).makeIterator()
-        guard let headerLine = lines.next() else { throw .missingHeader }
-        let header = headerLine.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        guard let headerLine = lines.next(), !headerLine.allSatisfy(\.isWhitespace) else { throw .missingHeader }
+        // Empty names are kept (an unnamed index column) so header and cells stay aligned.
+        let header = headerLine.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         func column(_ name: String) -> Int? { header.firstIndex(of: name) }
         func axes(_ prefix: String) throws(TraceError) -> [Int]? {
             let found = ["x", "y", "z"].map { column("\(prefix)_\($0)") }

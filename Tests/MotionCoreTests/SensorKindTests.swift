@@ -1,0 +1,31 @@
+import Testing
+import MotionCore
+
+@Suite("SensorKind, Sample and constants")
+struct SensorKindTests {
+    @Test("IIO channel types and Core Motion units")
+    func channelTypesAndUnits() {
+        #expect(SensorKind.accelerometer.iioChannelType == "accel")
+        #expect(SensorKind.gyroscope.iioChannelType == "anglvel")
+        #expect(SensorKind.magnetometer.iioChannelType == "magn")
+        #expect(SensorKind.accelerometer.unit == "G")
+        #expect(SensorKind.gyroscope.unit == "rad/s")
+        #expect(SensorKind.magnetometer.unit == "µT")
+        #expect(SensorKind.allCases.count == 3)
+        #expect(SensorKind.gyroscope.description == "gyroscope")
+    }
+
+    @Test("physical constants")
+    func constants() {
+        #expect(PhysicalConstants.standardGravity == 9.80665)
+        #expect(PhysicalConstants.microteslaPerGauss == 100)
+    }
+
+    @Test("Sample stores its fields")
+    func sample() {
+        let s = Sample(kind: .magnetometer, timestamp: 12.5, vector: Vector3(1, 2, 3))
+        #expect(s.kind == .magnetometer)
+        #expect(s.timestamp == 12.5)
+        #expect(s.vector == Vector3(1, 2, 3))
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import MotionCore
+import Testing
+
+/// Buffered reading through `/dev/iio:deviceN` fed by umockdev scripts: every scan arrives,
+/// in order, with its kernel timestamp; teardown restores what motiond enabled.
+@Suite("Buffered samples on emulated hardware")
+struct BufferedTests {
+    static let g = 9.80665
+
+    /// Writes a script to a temporary file and returns its path.
+    func scriptFile(_ script: ScanScript, in dir: URL) throws -> String {
+        let url = dir.appendingPathComponent("feed-\(UUID().uuidString).script")
+        try script.write(to: url)
+        return url.path
+    }
+
+    @Test("mpu6050 big-endian feed: all 60 scans, in order, kernel timestamps, both sensors")
+    func mpu6050Feed() throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Enabled: accel x/y/z (index 0–2), anglvel x/y/z (4–6), timestamp (7).
+        // Layout: 6 × be:s16 = bytes 0–11, pad to 16, le:s64 timestamp 16–23: 24-byte scans.
+        let count = 60
+        var script = ScanScript()
+        for i in 0..<count {
+            var scan: [UInt8] = []
+            for v in [Int16(i), Int16(-i), Int16(1000 + i)] { scan += ScanScript.bigEndian(v) }
+            for v in [Int16(10 * i), Int16(20), Int16(-30)] { scan += ScanScript.bigEndian(v) }
+            scan += [0, 0, 0, 0]
+            scan += ScanScript.littleEndian(Int64(5_000_000_000 + i * 10_000_000))
+            script.read(scan, delay: 5)
+        }
+        let output = try Emulation.motiond(
+            fixture: "mpu6050.umockdev", scripts: ["/dev/iio:device0": try scriptFile(script, in: dir)],
+            ["--print-samples", "--json", "--count", "\(2 * count)", "--interval", "0.01"],
+            after: "d=/sys/bus/iio/devices/iio:device0; for f in buffer/enable scan_elements/in_accel_x_en scan_elements/in_anglvel_z_en scan_elements/in_timestamp_en trigger/current_trigger current_timestamp_clock sampling_frequency; do echo \"$f=$(tr -d '\\000' < $d/$f)\"; done")
+        #expect(output.status == 0)
+        let accel = output.samples("accelerometer"), gyro = output.samples("gyro")
+        #expect(accel.count == count)
+        #expect(gyro.count == count)
+        for i in 0..<min(accel.count, count) {
+            // Kernel timestamp 5 s + i × 10 ms in ns, already CLOCK_BOOTTIME (motiond set the clock).
+            #expect(accel[i].timestamp == Double(5_000_000_000 + i * 10_000_000) / 1e9)
+            // raw (i, −i, 1000 + i) × 0.000598 through M = [0 1 0; −1 0 0; 0 0 1] → (−i, −i, 1000 + i) × 0.000598 ÷ g
+            let s = 0.000598 / Self.g
+            #expect(abs(accel[i].x - Double(-i) * s) < 1e-12 && abs(accel[i].y - Double(-i) * s) < 1e-12)
+            #expect(abs(accel[i].z - Double(1000 + i) * s) < 1e-12)
+            // gyro raw (10i, 20, −30) → (20, −10i, −30) × 0.001064724
+            #expect(abs(gyro[i].x - 20 * 0.001064724) < 1e-12 && abs(gyro[i].y - Double(-10 * i) * 0.001064724) < 1e-12)
+            #expect(gyro[i].timestamp == accel[i].timestamp)
+        }
+        #expect(output.availability("gyro").isEmpty) // the stream is "gyro", the sensor "gyroscope"
+        #expect(output.availability("gyroscope").first?.mode == "buffered")
+        let after = output.stdout.components(separatedBy: "--- after ---\n").last ?? ""
+        #expect(after.contains("buffer/enable=0\n"))
+        #expect(after.contains("scan_elements/in_accel_x_en=0\n"))
+        #expect(after.contains("scan_elements/in_anglvel_z_en=0\n"))
+        #expect(after.contains("scan_elements/in_timestamp_en=0\n"))
+        #expect(after.contains("trigger/current_trigger=\n"), "the trigger motiond attached is detached again")
+        #expect(after.contains("current_timestamp_clock=boottime\n"))
+        #expect(after.contains("sampling_frequency=100\n"))
+    }
+
+    @Test("HID accel_3d: 16 real bits in 32-bit words with garbage above are masked and sign-extended")
+    func hidGarbageUpperBits() throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Layout: 3 × le:s16/32 = bytes 0–11, pad to 16, timestamp 16–23.
+        let values: [[Int16]] = [[12, -985, -170], [-1000, 0, 1000], [32767, -32768, -1]]
+        var script = ScanScript()
+        for (i, v) in values.enumerated() {
+            var scan: [UInt8] = []
+            for axis in v { scan += ScanScript.littleEndian(UInt32(0xDEAD_0000) | UInt32(UInt16(bitPattern: axis))) }
+            scan += [0xFF, 0xFF, 0xFF, 0xFF]
+            scan += ScanScript.littleEndian(Int64(7_000_000_000 + i * 20_000_000))
+            script.read(scan, delay: 10)
+        }
+        let output = try Emulation.motiond(
+            fixture: "hid-laptop.umockdev", scripts: ["/dev/iio:device0": try scriptFile(script, in: dir)],
+            ["--print-samples", "--json", "--count", "3", "--sensors", "accelerometer", "--interval", "0.02"],
+            after: "tr -d '\\000' < /sys/bus/iio/devices/iio:device0/in_accel_sampling_frequency; echo; tr -d '\\000' < /sys/bus/iio/devices/iio:device0/trigger/current_trigger")
+        #expect(output.status == 0)
+        let accel = output.samples("accelerometer")
+        #expect(accel.count == 3)
+        // raw × 0.00980665 ÷ 9.80665 = raw / 1000 G
+        for (sample, v) in zip(accel, values) {
+            #expect(abs(sample.x - Double(v[0]) / 1000) < 1e-12)
+            #expect(abs(sample.y - Double(v[1]) / 1000) < 1e-12)
+            #expect(abs(sample.z - Double(v[2]) / 1000) < 1e-12)
+        }
+        #expect(accel.map(\.timestamp) == [7, 7.02, 7.04])
+        // 20 ms wanted, no _available list, 10 Hz current: the per-type attribute is set to 50 Hz.
+        // The trigger was attached before motiond came and stays attached.
+        let after = output.stdout.components(separatedBy: "--- after ---\n").last ?? ""
+        #expect(after.split(separator: "\n") == ["50", "accel_3d-dev0"])
+    }
+
+    @Test("st_lsm6dsx hardware FIFO: no trigger, little-endian, 16-byte scans")
+    func lsm6dsxFeed() throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var script = ScanScript()
+        for i in 0..<20 {
+            var scan: [UInt8] = []
+            for v in [Int16(512), Int16(1672), Int16(-16000 + i)] { scan += ScanScript.littleEndian(v) }
+            scan += [0, 0]
+            scan += ScanScript.littleEndian(Int64(9_000_000_000 + i * 19_230_769))
+            script.read(scan, delay: 2)
+        }
+        let output = try Emulation.motiond(
+            fixture: "lsm6dsx.umockdev", scripts: ["/dev/iio:device0": try scriptFile(script, in: dir)],
+            ["--print-samples", "--json", "--count", "20", "--sensors", "accelerometer", "--interval", "0.02"])
+        let accel = output.samples("accelerometer")
+        #expect(accel.count == 20)
+        #expect(output.availability("accelerometer").first?.mode == "buffered")
+        // raw (512, 1672, −16000 + i) × 0.000598, M = diag(−1, −1, 1)
+        for (i, sample) in accel.enumerated() {
+            #expect(abs(sample.x - -512 * 0.000598 / Self.g) < 1e-12)
+            #expect(abs(sample.z - Double(-16000 + i) * 0.000598 / Self.g) < 1e-12)
+            #expect(abs(sample.timestamp - (9 + Double(i) * 0.019230769)) < 1e-9)
+        }
+    }
+
+    @Test("a busy buffer (enabled by another consumer) is left alone: polling instead")
+    func busyBufferPolls() throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("busy.umockdev").path
+        try Emulation.fixtureText("mpu6050.umockdev").replacingOccurrences(of: "A: buffer/enable=0", with: "A: buffer/enable=1")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        var script = ScanScript()
+        script.read(Array(repeating: 0x55, count: 24), delay: 1)
+        let output = try Emulation.motiond(
+            fixturePath: path, scripts: ["/dev/iio:device0": try scriptFile(script, in: dir)],
+            ["--print-samples", "--json", "--count", "2", "--sensors", "accelerometer"],
+            after: "tr -d '\\000' < /sys/bus/iio/devices/iio:device0/buffer/enable")
+        #expect(output.availability("accelerometer").first?.mode == "polling")
+        // Polled values (see PollingTests.mpu6050Polled), not the 0x55 bytes of the script.
+        let first = try #require(output.samples("accelerometer").first)
+        #expect(abs(first.z - 9.797632 / Self.g) < 1e-9)
+        // motiond did not touch the other consumer's buffer.
+        #expect(output.stdout.components(separatedBy: "--- after ---\n").last?.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+    }
+
+    @Test("a stalled buffer is logged once per episode, not once per attempt")
+    func stallLoggedOnce() throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var script = ScanScript()
+        for i in 0..<3 {
+            var scan: [UInt8] = []
+            for v in [Int16(1), Int16(2), Int16(3)] { scan += ScanScript.littleEndian(v) }
+            scan += [0, 0] + ScanScript.littleEndian(Int64(i * 10_000_000))
+            script.read(scan, delay: 1)
+        }
+        // After three scans the feed stops; motiond keeps waiting (the context timeout is 1 s).
+        let output = try Emulation.motiond(
+            fixture: "lsm6dsx.umockdev", scripts: ["/dev/iio:device0": try scriptFile(script, in: dir)],
+            ["--print-samples", "--json", "--duration", "3.5", "--sensors", "accelerometer"])
+        #expect(output.status == 0)
+        #expect(output.samples("accelerometer").count == 3)
+        let stalls = output.stderr.components(separatedBy: "no data from the buffer").count - 1
+        #expect(stalls == 1, "stderr: \(output.stderr)")
+    }
+}

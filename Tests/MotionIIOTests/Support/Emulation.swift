@@ -1,0 +1,181 @@
+import Foundation
+import MotionIIO
+
+/// Paths and process helpers for tests that run the real `motiond` binary against emulated
+/// IIO hardware (umockdev) or an iiod server.
+enum Emulation {
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func fixture(_ name: String) -> String {
+        packageRoot.appendingPathComponent("Tests/Fixtures/\(name)").path
+    }
+
+    static func fixtureText(_ name: String) throws -> String {
+        try String(contentsOfFile: fixture(name), encoding: .utf8)
+    }
+
+    /// The `motiond` built next to the test bundle (`swift build --build-tests` builds both).
+    static var motiond: String {
+        if let path = ProcessInfo.processInfo.environment["MOTIOND_BIN"] { return path }
+        let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("motiond").path
+        if FileManager.default.isExecutableFile(atPath: besideTests) { return besideTests }
+        return packageRoot.appendingPathComponent(".build/debug/motiond").path
+    }
+
+    /// A fresh temporary directory, removed by the caller.
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("motiond-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// `motiond ARGS` under `umockdev-run` with a device description and optional scripts
+    /// feeding `/dev/iio:deviceN`; `after` runs inside the emulated tree once motiond exits
+    /// (e.g. to read back sysfs attributes motiond wrote).
+    static func motiond(fixturePath: String, scripts: [String: String] = [:], _ arguments: [String], after: String? = nil, timeout: Double = 30) throws -> ProcessOutput {
+        var command = ["umockdev-run", "-d", fixturePath]
+        for (device, script) in scripts.sorted(by: { $0.key < $1.key }) {
+            command += ["-s", "\(device)=\(script)"]
+        }
+        let quoted = ([motiond] + arguments).map(shellQuote).joined(separator: " ")
+        if let after {
+            command += ["--", "sh", "-c", "\(quoted); status=$?; echo '--- after ---'; \(after); exit $status"]
+        } else {
+            command += ["--"] + [motiond] + arguments
+        }
+        return try run(command, timeout: timeout)
+    }
+
+    static func motiond(fixture name: String, scripts: [String: String] = [:], _ arguments: [String], after: String? = nil) throws -> ProcessOutput {
+        try motiond(fixturePath: fixture(name), scripts: scripts, arguments, after: after)
+    }
+
+    /// `motiond --list-sensors --json` on a fixture, decoded.
+    static func listing(fixturePath: String, extra: [String] = []) throws -> SensorListing {
+        let output = try motiond(fixturePath: fixturePath, ["--list-sensors", "--json"] + extra)
+        guard output.status == 0 else { throw TestFailure("motiond --list-sensors failed (\(output.status)): \(output.stderr)") }
+        return try JSONDecoder().decode(SensorListing.self, from: Data(output.stdout.utf8))
+    }
+
+    static func listing(fixture name: String, extra: [String] = []) throws -> SensorListing {
+        try listing(fixturePath: fixture(name), extra: extra)
+    }
+
+    /// Runs a command to completion (killed after `timeout` seconds), capturing its output.
+    static func run(_ command: [String], environment: [String: String]? = nil, timeout: Double = 30) throws -> ProcessOutput {
+        let process = try RunningProcess(command, environment: environment)
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            process.terminate()
+            throw TestFailure("\(command.joined(separator: " ")) did not finish within \(timeout) s; output so far: \(process.stdout) \(process.stderr)")
+        }
+        return ProcessOutput(status: process.status, stdout: process.stdout, stderr: process.stderr)
+    }
+
+    static func shellQuote(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    /// The current CLOCK_BOOTTIME in seconds, measured independently of the code under test.
+    static func bootTime() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}
+
+struct ProcessOutput {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+
+    /// Standard output parsed as JSON lines.
+    var jsonLines: [[String: Any]] {
+        stdout.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+        }
+    }
+
+    /// The sample lines of one stream (`accelerometer`, `gyro`, `magnetometer`).
+    func samples(_ stream: String) -> [(timestamp: Double, x: Double, y: Double, z: Double)] {
+        let field = ["accelerometer": "acceleration", "gyro": "rotationRate", "magnetometer": "magneticField"][stream]!
+        return jsonLines.compactMap { line in
+            guard line["type"] as? String == stream, let t = line["timestamp"] as? Double,
+                  let v = line[field] as? [String: Double], let x = v["x"], let y = v["y"], let z = v["z"] else { return nil }
+            return (t, x, y, z)
+        }
+    }
+
+    /// Availability lines for a sensor kind, in order.
+    func availability(_ kind: String) -> [(available: Bool, reason: String, mode: String?)] {
+        jsonLines.compactMap { line in
+            guard line["type"] as? String == "availability", line["sensor"] as? String == kind,
+                  let available = line["available"] as? Bool, let reason = line["reason"] as? String else { return nil }
+            return (available, reason, line["mode"] as? String)
+        }
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A child process whose output goes to temporary files, readable while it runs.
+final class RunningProcess: @unchecked Sendable {
+    private let process = Process()
+    private let outURL: URL
+    private let errURL: URL
+
+    init(_ command: [String], environment: [String: String]? = nil) throws {
+        let dir = FileManager.default.temporaryDirectory
+        outURL = dir.appendingPathComponent("motiond-out-\(UUID().uuidString)")
+        errURL = dir.appendingPathComponent("motiond-err-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = command
+        if let environment { process.environment = environment }
+        process.standardOutput = try FileHandle(forWritingTo: outURL)
+        process.standardError = try FileHandle(forWritingTo: errURL)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+        try? FileManager.default.removeItem(at: outURL)
+        try? FileManager.default.removeItem(at: errURL)
+    }
+
+    var isRunning: Bool { process.isRunning }
+    var status: Int32 { process.terminationStatus }
+    var pid: Int32 { process.processIdentifier }
+    var stdout: String { (try? String(contentsOf: outURL, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOf: errURL, encoding: .utf8)) ?? "" }
+    var output: ProcessOutput { ProcessOutput(status: isRunning ? -1 : status, stdout: stdout, stderr: stderr) }
+
+    func terminate() {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+    }
+
+    /// Sends SIGTERM and waits for the exit status.
+    func stop() -> Int32 {
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// Polls the output until `condition` holds or `timeout` seconds pass.
+    func wait(timeout: Double, for condition: (ProcessOutput) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition(output) { return true }
+            usleep(20_000)
+        }
+        return condition(output)
+    }
+}
