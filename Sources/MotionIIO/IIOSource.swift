@@ -27,6 +27,8 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
     private var retry: DispatchSourceTimer?
     private var retryDelay = minimumRetryDelay
     private var reported = Set<String>()
+    /// Devices lost and not seen again through udev: later losses of them are logged at debug.
+    private var lostDevices = Set<String>()
     private var running = false
 
     private static let minimumRetryDelay = 1.0
@@ -172,28 +174,39 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         logger.info("reading \(what) from \(device), \(reader.mode), every \(SysfsNumber.format(period * 1000)) ms")
         readers[deviceID] = ActiveReader(sensors: sensors, period: period, reader: reader)
         // Availability is announced before the first sample can arrive.
-        publishAvailability()
+        for sensor in sensors {
+            setAvailability(sensor.kind, SensorAvailability(isAvailable: true, reason: "reading \(sensor.summary)", mode: reader.mode))
+        }
         reader.start()
     }
 
-    private func lost(_ deviceID: String, _ error: IIOError) {
+    /// A reader's device is gone: `why` is the read error, or `nil` for a udev removal.
+    private func lost(_ deviceID: String, _ error: IIOError?) {
         guard let active = readers.removeValue(forKey: deviceID) else { return }
         active.reader.stop()
-        logger.warning("lost \(active.kinds.map(\.rawValue).sorted().joined(separator: ", ")) on \(deviceID): \(error); waiting for the device to come back")
-        for kind in active.kinds {
-            setAvailability(kind, SensorAvailability(isAvailable: false, reason: "\(deviceID) stopped answering: \(error.message)"))
+        let reason = error.map { "\(deviceID) stopped answering: \($0.message)" } ?? "\(deviceID) was removed (udev)"
+        let message: Logger.Message = "lost \(active.kinds.map(\.rawValue).sorted().joined(separator: ", ")) on \(deviceID): \(error?.description ?? "udev removed it"); waiting for the device to come back"
+        if lostDevices.insert(deviceID).inserted {
+            logger.warning(message)
+        } else {
+            logger.debug(message)
         }
+        for kind in active.kinds {
+            setAvailability(kind, SensorAvailability(isAvailable: false, reason: reason))
+        }
+        // No immediate restart: a device that still lists but fails would spin. A udev add or
+        // the backoff retry rescans.
         found = nil
-        reported.removeAll()
-        reconcile(rediscover: true)
+        scheduleRetryIfNeeded()
     }
 
     private func hotplug(_ event: HotplugMonitor.Event) {
         logger.debug("udev \(event.action) \(event.sysname)")
+        lostDevices.remove(event.sysname)
         switch event.action {
         case "remove":
             if readers[event.sysname] != nil {
-                lost(event.sysname, IIOError(code: 19 /* ENODEV */, operation: "udev removed \(event.sysname)"))
+                lost(event.sysname, nil)
             } else {
                 reconcile(rediscover: true)
             }
@@ -206,12 +219,13 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
     }
 
     private func publishAvailability() {
-        for kind in SensorKind.allCases {
-            if let active = readers.values.first(where: { $0.kinds.contains(kind) }), let sensor = active.sensors.first(where: { $0.kind == kind }) {
-                setAvailability(kind, SensorAvailability(isAvailable: true, reason: "reading \(sensor.summary)", mode: active.reader.mode))
-            } else if request.periods[kind] != nil {
+        for kind in SensorKind.allCases where !readers.values.contains(where: { $0.kinds.contains(kind) }) {
+            if request.periods[kind] != nil {
                 let reason = availability[kind].flatMap { $0.isAvailable ? nil : $0.reason } ?? "no \(kind) found on \(uri)"
                 setAvailability(kind, SensorAvailability(isAvailable: false, reason: reason))
+            } else {
+                // Not requested: forget it, so a later request announces it afresh.
+                availability[kind] = nil
             }
         }
     }

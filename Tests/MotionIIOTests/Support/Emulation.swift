@@ -137,11 +137,20 @@ final class RunningProcess: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = command
-        if let environment { process.environment = environment }
+        process.environment = environment ?? Self.plainEnvironment
         process.standardOutput = try FileHandle(forWritingTo: outURL)
         process.standardError = try FileHandle(forWritingTo: errURL)
         process.standardInput = FileHandle.nullDevice
         try process.run()
+    }
+
+    /// This process's environment without umockdev's variables: a child sees the real system
+    /// (or sets up its own testbed, as umockdev-run does) unless a test passes a testbed's.
+    static var plainEnvironment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["LD_PRELOAD"] = nil
+        env["UMOCKDEV_DIR"] = nil
+        return env
     }
 
     deinit {

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+/// Unplug and replug at runtime: a live libumockdev testbed, a running `motiond`, uevents.
+@Suite("Hot-plug on emulated hardware", .serialized)
+struct HotplugTests {
+    /// The st_lsm6dsx pair: accelerometer on iio:device0, gyroscope on iio:device1 (polled, since
+    /// no buffer feed is scripted).
+    static let gyroSyspath = "/sys/devices/platform/soc/i2c-2/2-006a/iio:device1"
+
+    static let replugSyspath = "/sys/devices/platform/soc/i2c-2/2-006a/iio:device2"
+
+    /// The gyroscope plugged in again: the kernel gives it the next free number, iio:device2.
+    /// (umockdev also cannot reuse a removed node name within one testbed.)
+    static func replugged() throws -> String {
+        let blocks = try Emulation.fixtureText("lsm6dsx.umockdev").components(separatedBy: "\n\n")
+        let gyro = try #require(blocks.first { $0.contains("iio:device1") })
+        return gyro.replacingOccurrences(of: "iio:device1", with: "iio:device2")
+            .replacingOccurrences(of: "MINOR=1", with: "MINOR=2").replacingOccurrences(of: "dev=237:1", with: "dev=237:2") + "\n"
+    }
+
+    func startDaemon(_ testbed: Testbed, duration: Int) throws -> RunningProcess {
+        try RunningProcess([Emulation.motiond, "--log-level", "debug", "--print-samples", "--json", "--sensors", "accelerometer", "gyroscope",
+                            "--interval", "0.02", "--duration", "\(duration)"], environment: testbed.environment)
+    }
+
+    @Test("udev remove makes the gyroscope unavailable while the accelerometer goes on; add brings it back",
+          .enabled(if: Testbed.canSendUevents, "sending uevents needs LD_PRELOAD=libumockdev-preload.so.0 on the test process: run `make check`"))
+    func removeAndAddUevents() throws {
+        let testbed = Testbed()
+        try testbed.add(try Emulation.fixtureText("lsm6dsx.umockdev"))
+        let daemon = try startDaemon(testbed, duration: 25)
+        defer { daemon.terminate() }
+
+        #expect(daemon.wait(timeout: 10) { $0.samples("gyro").count >= 5 && $0.samples("accelerometer").count >= 5 })
+
+        // The uevent first, its effect awaited, then the files go: this isolates the udev path
+        // (the read-error path is the next test).
+        testbed.uevent(Self.gyroSyspath, "remove")
+        #expect(daemon.wait(timeout: 5) { $0.availability("gyroscope").last?.available == false })
+        testbed.remove(Self.gyroSyspath)
+        let removedAt = daemon.output
+        let lost = try #require(removedAt.availability("gyroscope").last)
+        #expect(lost.reason == "iio:device1 was removed (udev)", "the uevent, not a read error, reported the removal")
+        // The accelerometer keeps delivering after the gyroscope is gone.
+        let accelBefore = removedAt.samples("accelerometer").count
+        #expect(daemon.wait(timeout: 5) { $0.samples("accelerometer").count >= accelBefore + 10 })
+        #expect(daemon.isRunning)
+
+        try testbed.add(try Self.replugged())
+        testbed.uevent(Self.replugSyspath, "add")
+        let gyroBefore = daemon.output.samples("gyro").count
+        #expect(daemon.wait(timeout: 10) { $0.availability("gyroscope").last?.available == true && $0.samples("gyro").count >= gyroBefore + 5 })
+        let times = daemon.output.samples("gyro").map(\.timestamp)
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "timestamps keep increasing across the replug")
+        #expect(daemon.stop() == 0)
+        #expect(daemon.stderr.contains("udev add iio:device2"))
+        #expect(daemon.stderr.contains("lost gyroscope on iio:device1: udev removed it"))
+    }
+
+    @Test("a device vanishing without a uevent is detected by its read errors and found again by rescans")
+    func silentVanish() throws {
+        let testbed = Testbed()
+        try testbed.add(try Emulation.fixtureText("lsm6dsx.umockdev"))
+        let daemon = try startDaemon(testbed, duration: 25)
+        defer { daemon.terminate() }
+        #expect(daemon.wait(timeout: 10) { $0.samples("gyro").count >= 5 })
+
+        testbed.remove(Self.gyroSyspath)
+        #expect(daemon.wait(timeout: 5) { $0.availability("gyroscope").last?.available == false })
+        #expect(daemon.output.availability("gyroscope").last?.reason == "iio:device1 stopped answering: No such file or directory (2)")
+        #expect(daemon.isRunning)
+
+        try testbed.add(try Self.replugged())
+        let gyroBefore = daemon.output.samples("gyro").count
+        // Rescans back off from 1 s: the device is found again within a few seconds.
+        #expect(daemon.wait(timeout: 12) { $0.availability("gyroscope").last?.available == true && $0.samples("gyro").count > gyroBefore })
+        #expect(daemon.stop() == 0)
+        // One warning for the loss, not one per failed read.
+        #expect(daemon.stderr.components(separatedBy: "lost gyroscope").count - 1 == 1, "stderr: \(daemon.stderr)")
+    }
+}
