@@ -10,7 +10,8 @@ import Synchronization
 /// Setup: refuse a buffer another consumer has enabled, set `current_timestamp_clock` to
 /// `boottime` where writable, attach the data-ready trigger if none is attached, set the
 /// sampling frequency, enable the axis and timestamp channels, open the buffer, and probe that
-/// data really arrives within 500 ms. Any failure there is a ``Fallback`` and the caller polls
+/// data really arrives within 500 ms (polling its descriptor; through iiod, which has none, by
+/// one refill under a 500 ms timeout, whose scans are kept and delivered first). Any failure there is a ``Fallback`` and the caller polls
 /// instead. Teardown (on `stop`) destroys the buffer (disabling it) and detaches a trigger it
 /// attached. Reading runs on a dedicated thread blocked in `iio_buffer_refill`.
 final class BufferedReader: DeviceReader, @unchecked Sendable {
@@ -47,6 +48,8 @@ final class BufferedReader: DeviceReader, @unchecked Sendable {
     private let timestamp: (channel: IIOChannel, offset: Int)?
     private let enabled: [IIOChannel]
     private let stopping = Atomic<Bool>(false)
+    /// Samples read while probing, delivered when reading starts.
+    private var pending: [Sample] = []
     private let finished = DispatchSemaphore(value: 0)
 
     /// Sets up the buffer and probes it; throws a ``Fallback`` when polling must be used.
@@ -99,7 +102,7 @@ final class BufferedReader: DeviceReader, @unchecked Sendable {
 
         let hasData: Bool
         do {
-            hasData = try buffer.waitForData(timeout: Self.probeTimeout)
+            hasData = try probe(device.context)
         } catch {
             teardown()
             throw .failed(error)
@@ -107,6 +110,23 @@ final class BufferedReader: DeviceReader, @unchecked Sendable {
         guard hasData else {
             teardown()
             throw .noData(Self.probeTimeout)
+        }
+    }
+
+    /// Whether the buffer yields data within ``probeTimeout``.
+    private func probe(_ context: IIOContext) throws(IIOError) -> Bool {
+        do {
+            return try buffer.waitForData(timeout: Self.probeTimeout)
+        } catch where error.code == ENOSYS {
+            // iiod offers no poll descriptor: read once with a short timeout instead.
+            context.setTimeout(Self.probeTimeout)
+            defer { context.setTimeout(context.timeout) }
+            do {
+                try buffer.refill { scan in pending += decode(scan) }
+                return true
+            } catch where error.isTimeout {
+                return false
+            }
         }
     }
 
@@ -128,10 +148,12 @@ final class BufferedReader: DeviceReader, @unchecked Sendable {
     }
 
     private func run() {
+        pending.forEach { output.emit(.sample($0)) }
+        pending = []
         var episode = FaultEpisode()
         while !stopping.load(ordering: .acquiring) {
             do {
-                try buffer.refill { scan in decode(scan) }
+                try buffer.refill { scan in decode(scan).forEach { output.emit(.sample($0)) } }
                 if let count = episode.recovered() {
                     logger.notice("buffer of \(device) delivers again after \(count) failed reads")
                 }
@@ -149,19 +171,20 @@ final class BufferedReader: DeviceReader, @unchecked Sendable {
         }
     }
 
-    private func decode(_ scan: UnsafeRawPointer) {
+    /// The samples of one scan, one per sensor, all with the scan's timestamp.
+    private func decode(_ scan: UnsafeRawPointer) -> [Sample] {
         let time: Double
         if let timestamp, let clockOffset {
             time = Double(timestamp.channel.decode(scan + timestamp.offset)) / 1e9 + clockOffset
         } else {
             time = BootClock.now()
         }
-        for entry in layout {
+        return layout.map { entry in
             var raw = Vector3.zero
             for index in 0..<3 {
                 raw[index] = Double(entry.channels[index].decode(scan + entry.offsets[index]))
             }
-            output.emit(.sample(Sample(kind: entry.sensor.kind, timestamp: time, vector: entry.sensor.conversion.convert(raw: raw))))
+            return Sample(kind: entry.sensor.kind, timestamp: time, vector: entry.sensor.conversion.convert(raw: raw))
         }
     }
 

@@ -38,6 +38,27 @@ public struct IIOChannel: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
+    /// Reads a channel attribute by its libiio name (`raw`, `scale`, `mount_matrix`,
+    /// `sampling_frequency`), which covers the separate and shared-by-type files, locally and
+    /// through iiod. Locally a full file name (`in_accel_x_scale`) works too.
+    public func read(_ attribute: String) throws(IIOError) -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = iio_channel_attr_read(pointer, attribute, &buffer, buffer.count)
+        guard n >= 0 else { throw IIOError(code: Int32(n), operation: "read \(attribute) of \(self)") }
+        return IIODevice.text(buffer)
+    }
+
+    /// Writes a channel attribute by its libiio name.
+    public func write(_ attribute: String, _ value: String) throws(IIOError) {
+        let n = iio_channel_attr_write(pointer, attribute, value)
+        guard n >= 0 else { throw IIOError(code: Int32(n), operation: "write '\(value)' to \(attribute) of \(self)") }
+    }
+
+    /// The sysfs file behind a channel attribute name (`scale` → `in_accel_scale`), if any.
+    public func filename(of attribute: String) -> String? {
+        iio_channel_attr_get_filename(pointer, attribute).map { String(cString: $0) }
+    }
+
     public func enable() { iio_channel_enable(pointer) }
     public func disable() { iio_channel_disable(pointer) }
     public var isEnabled: Bool { iio_channel_is_enabled(pointer) }

@@ -22,7 +22,16 @@ public final class IIOContext: @unchecked Sendable {
         }
         pointer = context
         self.uri = uri
-        _ = iio_context_set_timeout(context, UInt32(max(1, (timeout * 1000).rounded())))
+        self.timeout = timeout
+        setTimeout(timeout)
+    }
+
+    /// The timeout for blocking operations, in seconds.
+    public let timeout: Double
+
+    /// Changes the timeout of blocking operations (seconds); affects every user of the context.
+    public func setTimeout(_ seconds: Double) {
+        _ = iio_context_set_timeout(pointer, UInt32(max(1, (seconds * 1000).rounded())))
     }
 
     deinit {

@@ -5,10 +5,9 @@ import Glibc
 
 /// One IIO device (or trigger) of an ``IIOContext``.
 ///
-/// Attributes are addressed by their sysfs file name (`in_accel_x_scale`, `sampling_frequency`);
-/// libiio passes unknown names straight to the file, so every sharing level of the kernel ABI
-/// (separate, by type, by direction, shared by all) can be probed the same way, locally and
-/// through iiod.
+/// Device-level attributes (`sampling_frequency`, `in_scale`, `mount_matrix`,
+/// `current_timestamp_clock`) are read here by name; channel attributes (separate and shared by
+/// type) through ``IIOChannel``: iiod only serves each through its own call.
 public struct IIODevice: @unchecked Sendable, CustomStringConvertible {
     let pointer: OpaquePointer
     /// Keeps the C context (and so `pointer`) alive.
@@ -44,7 +43,7 @@ public struct IIODevice: @unchecked Sendable, CustomStringConvertible {
         (0..<iio_device_get_attrs_count(pointer)).compactMap { iio_device_get_attr(pointer, $0).map { String(cString: $0) } }
     }
 
-    /// Reads an attribute file of the device directory as text, trailing whitespace removed.
+    /// Reads a device attribute as text, trailing whitespace removed.
     public func read(_ attribute: String) throws(IIOError) -> String {
         var buffer = [CChar](repeating: 0, count: 4096)
         let n = iio_device_attr_read(pointer, attribute, &buffer, buffer.count)
@@ -52,7 +51,7 @@ public struct IIODevice: @unchecked Sendable, CustomStringConvertible {
         return Self.text(buffer)
     }
 
-    /// Writes an attribute file of the device directory.
+    /// Writes a device attribute.
     public func write(_ attribute: String, _ value: String) throws(IIOError) {
         let n = iio_device_attr_write(pointer, attribute, value)
         guard n >= 0 else { throw IIOError(code: Int32(n), operation: "write '\(value)' to \(attribute) of \(self)") }

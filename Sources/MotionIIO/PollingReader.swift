@@ -9,6 +9,8 @@ final class PollingReader: DeviceReader, @unchecked Sendable {
     let mode = ReadMode.polling
     private let device: IIODevice
     private let sensors: [SensorDescriptor]
+    /// The x, y, z channels of each sensor.
+    private let channels: [[IIOChannel]]
     private let period: Double
     private let output: ReaderOutput
     private let logger: Logger
@@ -20,6 +22,7 @@ final class PollingReader: DeviceReader, @unchecked Sendable {
     init(device: IIODevice, sensors: [SensorDescriptor], period: Double, output: ReaderOutput, logger: Logger) {
         self.device = device
         self.sensors = sensors
+        channels = sensors.map { sensor in sensor.axes.compactMap { device.inputChannel($0.id) } }
         self.period = period
         self.output = output
         self.logger = logger
@@ -45,9 +48,9 @@ final class PollingReader: DeviceReader, @unchecked Sendable {
     }
 
     private func tick() {
-        for sensor in sensors {
+        for (sensor, axes) in zip(sensors, channels) {
             do {
-                let raw = try read(sensor)
+                let raw = try read(axes)
                 let sample = Sample(kind: sensor.kind, timestamp: BootClock.now(), vector: sensor.conversion.convert(raw: raw))
                 output.emit(.sample(sample))
                 if let count = episode.recovered() {
@@ -67,17 +70,16 @@ final class PollingReader: DeviceReader, @unchecked Sendable {
         }
     }
 
-    private func read(_ sensor: SensorDescriptor) throws(ReadFault) -> Vector3 {
+    private func read(_ axes: [IIOChannel]) throws(ReadFault) -> Vector3 {
         var raw = Vector3.zero
-        for (index, axis) in sensor.axes.enumerated() {
-            let attribute = "\(axis.channel)_raw"
+        for (index, channel) in axes.enumerated() {
             let text: String
             do {
-                text = try device.read(attribute)
+                text = try channel.read("raw")
             } catch {
                 throw .io(error)
             }
-            guard let value = SysfsNumber.parse(text) else { throw .unparseable(attribute: attribute, text: text) }
+            guard let value = SysfsNumber.parse(text) else { throw .unparseable(attribute: "\(channel.sysfsPrefix)_raw", text: text) }
             raw[index] = value
         }
         return raw

@@ -20,10 +20,15 @@ enum SamplingRate {
         } else {
             target = wanted.rounded(.up)
         }
-        let current = (try? device.read(attribute.attribute)).flatMap(SysfsNumber.parse)
+        let channel = attribute.channel.flatMap(device.inputChannel)
+        let current = (channel.map { try? $0.read("sampling_frequency") } ?? (try? device.read("sampling_frequency"))).flatMap(SysfsNumber.parse)
         if let current, abs(current - target) < 1e-6 { return current }
-        do {
-            try device.write(attribute.attribute, SysfsNumber.format(target))
+        do throws(IIOError) {
+            if let channel {
+                try channel.write("sampling_frequency", SysfsNumber.format(target))
+            } else {
+                try device.write("sampling_frequency", SysfsNumber.format(target))
+            }
             logger.info("set \(attribute.attribute) of \(device) to \(SysfsNumber.format(target)) Hz for a \(SysfsNumber.format(period * 1000)) ms period")
             return target
         } catch {

@@ -56,6 +56,8 @@ public struct SensorDescriptor: Sendable, Hashable, Codable {
     public struct SamplingFrequency: Sendable, Hashable, Codable {
         /// `in_accel_sampling_frequency` (HID, per type) or `sampling_frequency`.
         public var attribute: String
+        /// The channel (libiio id) that carries a per-type attribute; `nil` for the device's.
+        public var channel: String?
         /// Current value in Hz, if readable.
         public var current: Double?
         /// The `_available` values, if the driver lists them.

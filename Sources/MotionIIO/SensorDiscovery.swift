@@ -69,14 +69,17 @@ public struct SensorDiscovery: Sendable {
         var scale = Vector3(1, 1, 1), offset = Vector3.zero
         for (index, channel) in channels.enumerated() {
             let prefix = channel.sysfsPrefix
-            let scaleFound = try lookup("scale", axis: prefix, type: type, on: device)
-            let offsetFound = try lookup("offset", axis: prefix, type: type, on: device)
+            let scaleFound = try lookup("scale", of: channel, on: device)
+            let offsetFound = try lookup("offset", of: channel, on: device)
             if let s = scaleFound {
                 guard s.value != 0 else { throw Skip(reason: "\(s.attribute) is 0 (a kernel bug): values would all be zero") }
                 scale[index] = s.value
             }
             offset[index] = offsetFound?.value ?? 0
-            if try readNumber("\(prefix)_raw", on: device) == nil, !channel.isScanElement {
+            let hasRaw = channel.filename(of: "raw") != nil
+            if hasRaw {
+                _ = try readNumber("\(prefix)_raw") { () throws(IIOError) in try channel.read("raw") }
+            } else if !channel.isScanElement {
                 throw Skip(reason: "\(prefix) has neither a \(prefix)_raw attribute nor a scan element")
             }
             axes.append(SensorDescriptor.Axis(
@@ -85,26 +88,26 @@ public struct SensorDiscovery: Sendable {
                 scanIndex: channel.isScanElement ? channel.scanIndex : nil))
         }
 
-        let matrix = resolveMountMatrix(kind, on: device, udev: udev)
+        let matrix = resolveMountMatrix(kind, on: device, channel: channels.first, udev: udev)
         let location = resolveLocation(device, udev: udev)
         let plan = planReadMode(device, channels: channels, devices: devices)
         return SensorDescriptor(
             kind: kind, device: device.id, driver: device.name ?? device.id, label: device.label,
             location: location.value, locationSource: location.source, axes: axes,
             conversion: SampleConversion(kind: kind, scale: scale, offset: offset, mountMatrix: matrix.applied),
-            mountMatrix: matrix.choice, samplingFrequency: samplingFrequency(type, on: device),
+            mountMatrix: matrix.choice, samplingFrequency: samplingFrequency(channels[0], on: device),
             readMode: plan.mode, readModeReason: plan.reason, trigger: plan.trigger)
     }
 
-    /// Reads an attribute as a number: `nil` if the file does not exist; a skip if unreadable
-    /// or not a number.
-    private func readNumber(_ attribute: String, on device: IIODevice) throws(Skip) -> Double? {
+    /// Reads an attribute as a number: `nil` if it does not exist; a skip if unreadable or not
+    /// a number.
+    private func readNumber(_ attribute: String, _ read: () throws(IIOError) -> String) throws(Skip) -> Double? {
         let text: String
         do {
-            text = try device.read(attribute)
+            text = try read()
         } catch {
             if error.code == ENOENT { return nil }
-            throw Skip(reason: "cannot read \(attribute): \(error.message) (errno \(error.code))")
+            throw Skip(reason: "cannot read \(attribute): \(error.message)")
         }
         guard let value = SysfsNumber.parse(text) else {
             throw Skip(reason: "\(attribute) has unparseable value '\(text)'")
@@ -112,16 +115,25 @@ public struct SensorDiscovery: Sendable {
         return value
     }
 
-    /// The kernel's sharing levels, most specific first: `in_accel_x_scale`, `in_accel_scale`,
-    /// `in_scale`, `scale`.
-    private func lookup(_ info: String, axis prefix: String, type: String, on device: IIODevice) throws(Skip) -> (attribute: String, value: Double)? {
-        for attribute in ["\(prefix)_\(info)", "in_\(type)_\(info)", "in_\(info)", info] {
-            if let value = try readNumber(attribute, on: device) { return (attribute, value) }
+    /// The kernel's sharing levels, most specific first: separate (`in_accel_x_scale`), shared
+    /// by type (`in_accel_scale`), by direction (`in_scale`), by all (`scale`). libiio files the
+    /// first two under the channel's `scale`; locally the separate file is read by name first,
+    /// in case a driver exposes both.
+    private func lookup(_ info: String, of channel: IIOChannel, on device: IIODevice) throws(Skip) -> (attribute: String, value: Double)? {
+        let separate = "\(channel.sysfsPrefix)_\(info)"
+        if device.context.isLocal, let value = try readNumber(separate, { () throws(IIOError) in try channel.read(separate) }) {
+            return (separate, value)
+        }
+        if let file = channel.filename(of: info), let value = try readNumber(file, { () throws(IIOError) in try channel.read(info) }) {
+            return (file, value)
+        }
+        for attribute in ["in_\(info)", info] {
+            if let value = try readNumber(attribute, { () throws(IIOError) in try device.read(attribute) }) { return (attribute, value) }
         }
         return nil
     }
 
-    private func resolveMountMatrix(_ kind: SensorKind, on device: IIODevice, udev: UdevDevice?) -> (applied: MountMatrix, choice: SensorDescriptor.MountMatrixChoice) {
+    private func resolveMountMatrix(_ kind: SensorKind, on device: IIODevice, channel: IIOChannel?, udev: UdevDevice?) -> (applied: MountMatrix, choice: SensorDescriptor.MountMatrixChoice) {
         var notes: [String] = []
         var candidates: [(source: String, parse: () throws -> MountMatrix, text: String)] = []
         for override in overrides where override.matches(device, kind: kind) {
@@ -131,7 +143,11 @@ public struct SensorDiscovery: Sendable {
         if kind == .accelerometer, let text = udev?.properties["ACCEL_MOUNT_MATRIX"] {
             candidates.append(("udev ACCEL_MOUNT_MATRIX", { try MountMatrix(parsing: text) }, text))
         }
-        for attribute in ["in_\(kind.iioChannelType)_mount_matrix", "in_mount_matrix", "mount_matrix"] {
+        // By type (a channel attribute for libiio), then by direction, then shared by all.
+        if let channel, let file = channel.filename(of: "mount_matrix"), let text = try? channel.read("mount_matrix") {
+            candidates.append(("sysfs \(file)", { try MountMatrix(parsing: text) }, text))
+        }
+        for attribute in ["in_mount_matrix", "mount_matrix"] {
             guard let text = try? device.read(attribute) else { continue }
             candidates.append(("sysfs \(attribute)", { try MountMatrix(parsing: text) }, text))
         }
@@ -164,13 +180,17 @@ public struct SensorDiscovery: Sendable {
         return (.display, "default")
     }
 
-    private func samplingFrequency(_ type: String, on device: IIODevice) -> SensorDescriptor.SamplingFrequency? {
-        for attribute in ["in_\(type)_sampling_frequency", "sampling_frequency"] {
-            guard let text = try? device.read(attribute) else { continue }
-            let available = (try? device.read("\(attribute)_available")).flatMap(AvailableValues.init(parsing:))
-            return .init(attribute: attribute, current: SysfsNumber.parse(text), available: available)
+    /// Per type (`in_accel_sampling_frequency`, HID: a channel attribute for libiio), else the
+    /// device's `sampling_frequency`.
+    private func samplingFrequency(_ channel: IIOChannel, on device: IIODevice) -> SensorDescriptor.SamplingFrequency? {
+        if let file = channel.filename(of: "sampling_frequency"), let text = try? channel.read("sampling_frequency") {
+            let available = channel.filename(of: "sampling_frequency_available") == nil ? nil
+                : (try? channel.read("sampling_frequency_available")).flatMap(AvailableValues.init(parsing:))
+            return .init(attribute: file, channel: channel.id, current: SysfsNumber.parse(text), available: available)
         }
-        return nil
+        guard let text = try? device.read("sampling_frequency") else { return nil }
+        let available = (try? device.read("sampling_frequency_available")).flatMap(AvailableValues.init(parsing:))
+        return .init(attribute: "sampling_frequency", channel: nil, current: SysfsNumber.parse(text), available: available)
     }
 
     private func planReadMode(_ device: IIODevice, channels: [IIOChannel], devices: [IIODevice]) -> (mode: ReadMode, reason: String, trigger: String?) {

@@ -123,7 +123,9 @@ struct TestFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// A child process whose output goes to temporary files, readable while it runs.
+/// A child process whose output goes to temporary files, readable while it runs. Foundation
+/// starts it as the leader of its own process group, so `terminate` ends everything it spawned,
+/// even children that ignore SIGTERM (iiod does).
 final class RunningProcess: @unchecked Sendable {
     private let process = Process()
     private let outURL: URL
@@ -154,7 +156,7 @@ final class RunningProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
+        terminate()
         try? FileManager.default.removeItem(at: outURL)
         try? FileManager.default.removeItem(at: errURL)
     }
@@ -166,8 +168,14 @@ final class RunningProcess: @unchecked Sendable {
     var stderr: String { (try? String(contentsOf: errURL, encoding: .utf8)) ?? "" }
     var output: ProcessOutput { ProcessOutput(status: isRunning ? -1 : status, stdout: stdout, stderr: stderr) }
 
+    /// SIGTERM to the whole group, then SIGKILL after a grace period.
     func terminate() {
-        if process.isRunning { process.terminate() }
+        guard process.isRunning else { return }
+        let group = -process.processIdentifier
+        kill(group, SIGTERM)
+        let deadline = Date().addingTimeInterval(3)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(group, SIGKILL) }
         process.waitUntilExit()
     }
 
