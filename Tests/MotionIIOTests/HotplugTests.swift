@@ -79,4 +79,42 @@ struct HotplugTests {
         // One warning for the loss, not one per failed read.
         #expect(daemon.stderr.components(separatedBy: "lost gyroscope").count - 1 == 1, "stderr: \(daemon.stderr)")
     }
+
+    @Test("unplugging a buffered device cancels its blocked read: no stall, both of its sensors unavailable",
+          .enabled(if: Testbed.canSendUevents, "sending uevents needs LD_PRELOAD=libumockdev-preload.so.0 on the test process: run `make check`"))
+    func bufferedUnplug() throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // 24-byte mpu6050 scans (see BufferedTests.mpu6050Feed) every 10 ms for 30 s.
+        var script = ScanScript()
+        for i in 0..<3000 {
+            var scan: [UInt8] = []
+            for v: Int16 in [0, 0, 1000, 0, 0, 0] { scan += ScanScript.bigEndian(v) }
+            scan += [0, 0, 0, 0] + ScanScript.littleEndian(Int64(1_000_000_000 + i * 10_000_000))
+            script.read(scan, delay: 10)
+        }
+        let scriptPath = dir.appendingPathComponent("feed.script").path
+        try script.write(to: URL(fileURLWithPath: scriptPath))
+
+        let testbed = Testbed()
+        try testbed.add(try Emulation.fixtureText("mpu6050.umockdev"))
+        try testbed.loadScript("/dev/iio:device0", scriptPath)
+        let daemon = try startDaemon(testbed, duration: 25)
+        defer { daemon.terminate() }
+        #expect(daemon.wait(timeout: 10) { $0.samples("gyro").count >= 10 })
+        #expect(daemon.output.availability("accelerometer").first?.mode == "buffered")
+
+        testbed.uevent("/sys/devices/platform/soc/i2c-1/1-0068/iio:device0", "remove")
+        #expect(daemon.wait(timeout: 5) {
+            $0.availability("accelerometer").last?.available == false && $0.availability("gyroscope").last?.available == false
+        })
+        #expect(daemon.output.availability("accelerometer").last?.reason == "iio:device0 was removed (udev)")
+        let count = daemon.output.samples("accelerometer").count
+        usleep(300_000)
+        #expect(daemon.output.samples("accelerometer").count == count, "no samples after the removal")
+        // The daemon still answers signals at once: nothing is stuck in a read.
+        let start = Date()
+        #expect(daemon.stop() == 0)
+        #expect(Date().timeIntervalSince(start) < 2)
+    }
 }

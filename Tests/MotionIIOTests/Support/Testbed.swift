@@ -37,6 +37,15 @@ final class Testbed {
         }
     }
 
+    /// Feeds a device node (`/dev/iio:device0`) from a umockdev script file.
+    func loadScript(_ device: String, _ path: String) throws {
+        var error: UnsafeMutablePointer<GError>?
+        guard umockdev_testbed_load_script(pointer, device, path, &error) != 0 else {
+            let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+            throw TestFailure("umockdev could not load the script: \(message)")
+        }
+    }
+
     /// Sends a uevent (`add`, `remove`, `change`) for a sysfs path such as `/sys/devices/…/iio:device1`.
     func uevent(_ syspath: String, _ action: String) {
         umockdev_testbed_uevent(pointer, syspath, action)
