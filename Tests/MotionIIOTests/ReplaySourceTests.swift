@@ -1,0 +1,298 @@
+import Dispatch
+import Foundation
+import Glibc
+import MotionCore
+import MotionIIO
+import Testing
+
+/// CLOCK_BOOTTIME in seconds, read by the test itself (not through `BootClock`).
+private func replayTestBootTime() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_BOOTTIME, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// Every event a source delivered, with the boot time at which the handler saw it.
+private final class ReplayEventLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [(event: SourceEvent, arrival: Double)] = []
+
+    func append(_ event: SourceEvent) {
+        let arrival = replayTestBootTime()
+        lock.withLock { entries.append((event, arrival)) }
+    }
+
+    var events: [SourceEvent] { lock.withLock { entries.map(\.event) } }
+    var all: [(event: SourceEvent, arrival: Double)] { lock.withLock { entries } }
+
+    var samples: [Sample] {
+        events.compactMap { if case .sample(let s) = $0 { return s } else { return nil } }
+    }
+
+    var availabilities: [(kind: SensorKind, value: SensorAvailability)] {
+        events.compactMap { if case .availability(let k, let a) = $0 { return (k, a) } else { return nil } }
+    }
+
+    /// True once every requested kind has been reported unavailable (the replay finished).
+    func finished(_ kinds: Set<SensorKind>) -> Bool {
+        Set(availabilities.filter { !$0.value.isAvailable }.map(\.kind)) == kinds
+    }
+}
+
+/// A temporary directory removed when the value goes away.
+private final class TempDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("ReplaySourceTests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func write(_ name: String, _ text: String) throws -> String {
+        let path = url.appendingPathComponent(name).path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+/// `replay:FILE.csv`: a trace played as if it were hardware.
+///
+/// The synthetic trace has 50 rows at 100 Hz from t = 10.00 s, every row at rest:
+/// gyr (0.1, 0, 0) rad/s; acc (0, 0, 9.80665) m/s² inertial-navigation sign → −acc / 9.80665 =
+/// (0, 0, −1) G; mag (20, 0, −44) µT.
+@Suite("Replay source (replay:FILE.csv)")
+struct ReplaySourceTests {
+    static let rows = 50
+    static let g = 9.80665
+
+    /// Row i has t = 10 + i/100, printed with two decimals (10.00, 10.01, …, 10.49).
+    static func traceText(withMagnetometer: Bool = true) -> String {
+        var lines = [withMagnetometer ? "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z"
+                                      : "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z"]
+        for i in 0..<rows {
+            let t = String(format: "10.%02d", i)
+            lines.append(withMagnetometer ? "\(t),0.1,0,0,0,0,9.80665,20,0,-44" : "\(t),0.1,0,0,0,0,9.80665")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func expectNear(_ v: Vector3, _ expected: Vector3, within tolerance: Double = 1e-12,
+                           sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(abs(v.x - expected.x) < tolerance && abs(v.y - expected.y) < tolerance && abs(v.z - expected.z) < tolerance,
+                "got \(v), expected \(expected)", sourceLocation: sourceLocation)
+    }
+
+    /// Runs `source` with `kinds` until every kind is reported unavailable (or `timeout`).
+    private static func play(_ source: ReplaySource, _ kinds: [SensorKind], timeout: Double = 3) throws -> ReplayEventLog {
+        let queue = DispatchQueue(label: "ReplaySourceTests.delivery")
+        let log = ReplayEventLog()
+        try source.start(SourceRequest(kinds, period: 0.01), queue: queue) { log.append($0) }
+        let deadline = replayTestBootTime() + timeout
+        while !log.finished(Set(kinds)) && replayTestBootTime() < deadline {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        source.stop()
+        queue.sync {}
+        return log
+    }
+
+    @Test("As fast as possible: 150 samples with the trace's timestamps, then finished")
+    func asFastAsPossibleAllKinds() throws {
+        let dir = try TempDirectory()
+        let path = try dir.write("trace.csv", Self.traceText())
+        let source = try ReplaySource(path: path, pacing: .asFastAsPossible)
+        #expect(source.uri == "replay:\(path)")
+        let log = try Self.play(source, [.accelerometer, .gyroscope, .magnetometer])
+        let events = log.events
+
+        // 3 available + 50 × 3 samples + 3 finished = 156 events.
+        #expect(events.count == 156)
+        let available = events.prefix(3).compactMap { e -> SensorKind? in
+            if case .availability(let k, let a) = e, a.isAvailable { return k } else { return nil }
+        }
+        #expect(Set(available) == [.accelerometer, .gyroscope, .magnetometer])
+
+        let samples = log.samples
+        #expect(samples.count == 150)
+        for (n, sample) in samples.enumerated() {
+            let row = n / 3
+            // Per row: gyroscope, accelerometer, magnetometer.
+            let kind: SensorKind = [.gyroscope, .accelerometer, .magnetometer][n % 3]
+            #expect(sample.kind == kind, "sample \(n)")
+            // The trace's own time base: 10.00, 10.01, … (parsing "10.07" gives the double nearest 10.07).
+            #expect(abs(sample.timestamp - (10 + Double(row) / 100)) < 1e-9, "sample \(n): \(sample.timestamp)")
+            switch kind {
+            case .gyroscope: Self.expectNear(sample.vector, Vector3(0.1, 0, 0))
+            case .accelerometer: Self.expectNear(sample.vector, Vector3(0, 0, -1))  // −(0, 0, 9.80665) / 9.80665
+            case .magnetometer: Self.expectNear(sample.vector, Vector3(20, 0, -44))
+            }
+        }
+
+        let finished = events.suffix(3).compactMap { e -> (SensorKind, SensorAvailability)? in
+            if case .availability(let k, let a) = e { return (k, a) } else { return nil }
+        }
+        #expect(finished.count == 3)
+        #expect(Set(finished.map(\.0)) == [.accelerometer, .gyroscope, .magnetometer])
+        for (kind, availability) in finished {
+            #expect(!availability.isAvailable, "\(kind)")
+            #expect(availability.reason == "replay of replay:\(path) finished")
+        }
+    }
+
+    @Test("Only the requested kinds are emitted")
+    func onlyAccelerometer() throws {
+        let dir = try TempDirectory()
+        let path = try dir.write("trace.csv", Self.traceText())
+        let log = try Self.play(ReplaySource(path: path, pacing: .asFastAsPossible), [.accelerometer])
+        let samples = log.samples
+        #expect(samples.count == 50)
+        #expect(samples.allSatisfy { $0.kind == .accelerometer })
+        #expect(log.availabilities.allSatisfy { $0.kind == .accelerometer })
+        #expect(log.availabilities.map(\.value.isAvailable) == [true, false])
+        #expect(abs((samples.first?.timestamp ?? 0) - 10.00) < 1e-9)
+        #expect(abs((samples.last?.timestamp ?? 0) - 10.49) < 1e-9)
+    }
+
+    @Test("A trace without magnetometer columns reports the magnetometer unavailable")
+    func missingMagnetometerColumns() throws {
+        let dir = try TempDirectory()
+        let path = try dir.write("nomag.csv", Self.traceText(withMagnetometer: false))
+        let source = try ReplaySource(path: path, pacing: .asFastAsPossible)
+        let queue = DispatchQueue(label: "ReplaySourceTests.nomag")
+        let log = ReplayEventLog()
+        try source.start(SourceRequest([.accelerometer, .magnetometer], period: 0.01), queue: queue) { log.append($0) }
+        // As fast as possible: everything is queued before start() returns.
+        queue.sync {}
+        source.stop()
+        queue.sync {}
+
+        let mag = log.availabilities.filter { $0.kind == .magnetometer }
+        #expect(mag.count == 1)
+        #expect(mag.first?.value.isAvailable == false)
+        let reason = mag.first?.value.reason ?? ""
+        #expect(reason.contains("magnetometer"), "\(reason)")
+        #expect(reason.contains(path), "\(reason)")
+        #expect(log.samples.allSatisfy { $0.kind == .accelerometer })
+        #expect(log.samples.count == 50)
+    }
+
+    @Test("Realtime: rebased onto the boot clock, spacing kept, ≈ 0.49 s for 50 rows")
+    func realtime() throws {
+        let dir = try TempDirectory()
+        let path = try dir.write("trace.csv", Self.traceText())
+        let source = try ReplaySource(path: path, pacing: .realtime)
+        let start = replayTestBootTime()
+        let log = try Self.play(source, [.accelerometer], timeout: 4)
+        let samples = log.samples
+        #expect(samples.count == 50)
+        guard let first = samples.first, let last = log.all.last(where: { if case .sample = $0.event { true } else { false } }) else {
+            Issue.record("no samples")
+            return
+        }
+        // Rebased: the first row plays at the boot time of start().
+        #expect(abs(first.timestamp - start) < 0.1, "first timestamp \(first.timestamp), start \(start)")
+        // Spacing of the trace (0.01 s) is preserved.
+        for (a, b) in zip(samples, samples.dropFirst()) {
+            #expect(abs((b.timestamp - a.timestamp) - 0.01) < 1e-6, "spacing \(b.timestamp - a.timestamp)")
+        }
+        // Rows 10.00 … 10.49: the last is due 0.49 s after the first.
+        let duration = last.arrival - start
+        #expect(duration > 0.3 && duration < 3, "50 rows took \(duration) s")
+        // Paced: no sample arrives before its (boot-clock) timestamp.
+        for entry in log.all {
+            if case .sample(let s) = entry.event {
+                #expect(s.timestamp <= entry.arrival + 1e-6, "sample stamped \(s.timestamp) arrived at \(entry.arrival)")
+            }
+        }
+    }
+
+    @Test("A missing file is an error naming the path")
+    func missingFile() throws {
+        let dir = try TempDirectory()
+        let path = dir.url.appendingPathComponent("does-not-exist.csv").path
+        do {
+            _ = try ReplaySource(path: path, pacing: .asFastAsPossible)
+            Issue.record("a missing file was accepted")
+        } catch {
+            guard case .trace(let errorPath, _) = error else {
+                Issue.record("expected .trace, got \(error)")
+                return
+            }
+            #expect(errorPath == path)
+            #expect(error.description.contains(path), "\(error)")
+        }
+    }
+
+    @Test("A malformed row is an error naming its line")
+    func malformedRow() throws {
+        let dir = try TempDirectory()
+        // Header is line 1, rows 10.00 and 10.01 are lines 2 and 3: the bad row is line 4.
+        let text = """
+            t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z
+            10.00,0.1,0,0,0,0,9.80665
+            10.01,0.1,0,0,0,0,9.80665
+            10.02,0.1,abc,0,0,0,9.80665
+            10.03,0.1,0,0,0,0,9.80665
+
+            """
+        let path = try dir.write("bad.csv", text)
+        do {
+            _ = try ReplaySource(path: path, pacing: .asFastAsPossible)
+            Issue.record("a malformed trace was accepted")
+        } catch {
+            #expect(error.description.contains(path), "\(error)")
+            #expect(error.description.contains("line 4"), "\(error)")
+            #expect(error.description.contains("gyr_y"), "\(error)")
+        }
+    }
+
+    @Test("A header-only file has no records")
+    func headerOnly() throws {
+        let dir = try TempDirectory()
+        let path = try dir.write("empty.csv", "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z\n")
+        do {
+            _ = try ReplaySource(path: path, pacing: .asFastAsPossible)
+            Issue.record("a header-only trace was accepted")
+        } catch {
+            #expect(error.description.contains("no records"), "\(error)")
+            #expect(error.description.contains(path), "\(error)")
+        }
+    }
+
+    // MARK: - Real data
+
+    /// Package root: this file is <root>/Tests/MotionIIOTests/ReplaySourceTests.swift.
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let broadTrial = packageRoot
+        .appendingPathComponent("../shared/datasets/broad/dec3_95.2hz/05_undisturbed_slow_rotation_with_breaks_B.csv")
+        .standardizedFileURL.path
+
+    // BROAD dataset: D. Laidig, M. Caruso, A. Cereatti, T. Seel, 'BROAD—A Benchmark for Robust
+    // Inertial Orientation Estimation', Data 6(7):72, 2021, doi:10.3390/data6070072, CC BY 4.0;
+    // a modified CSV subset
+    @Test("BROAD trial 05 replays all 19,737 accelerometer readings",
+          .enabled(if: FileManager.default.fileExists(atPath: ReplaySourceTests.broadTrial),
+                   "BROAD dataset not found beside the clone (../shared/datasets/broad)"))
+    func broadSlowRotation() throws {
+        let source = try ReplaySource(path: Self.broadTrial, pacing: .asFastAsPossible)
+        // README.md of the subset: 19,737 rows in this file.
+        #expect(source.trace.records.count == 19_737)
+        let log = try Self.play(source, [.accelerometer], timeout: 10)
+        let samples = log.samples
+        #expect(samples.count == 19_737)
+        #expect(samples.allSatisfy { $0.kind == .accelerometer })
+        let first = try #require(samples.first)
+        // First row: t = 0.00700, acc = (0.0804773, 0.00567821, 9.82803) m/s² →
+        // −acc / 9.80665 = (−0.008206400758, −0.000579016279, −1.002180153263) G.
+        #expect(abs(first.timestamp - 0.007) < 1e-12)
+        Self.expectNear(first.vector, Vector3(-0.0804773, -0.00567821, -9.82803) / Self.g, within: 1e-12)
+        Self.expectNear(first.vector, Vector3(-0.008206400758, -0.000579016279, -1.002180153263), within: 1e-11)
+        // Last row: t = 207.23500.
+        #expect(abs((samples.last?.timestamp ?? 0) - 207.235) < 1e-9)
+        #expect(zip(samples, samples.dropFirst()).allSatisfy { $0.timestamp < $1.timestamp })
+    }
+}

@@ -1,0 +1,240 @@
+import Dispatch
+import Foundation
+import Glibc
+import MotionCore
+import MotionIIO
+import Testing
+
+/// CLOCK_BOOTTIME in seconds, read by the test itself (not through `BootClock`).
+private func simTestBootTime() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_BOOTTIME, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// Every event a source delivered, with the boot time at which the handler saw it.
+private final class SimEventLog: @unchecked Sendable {
+    struct Entry {
+        var event: SourceEvent
+        var arrival: Double
+    }
+
+    private let lock = NSLock()
+    private var entries: [Entry] = []
+
+    func append(_ event: SourceEvent) {
+        let arrival = simTestBootTime()
+        lock.withLock { entries.append(Entry(event: event, arrival: arrival)) }
+    }
+
+    var all: [Entry] { lock.withLock { entries } }
+    var count: Int { lock.withLock { entries.count } }
+
+    func samples(_ kind: SensorKind) -> [Sample] {
+        all.compactMap { entry in
+            if case .sample(let s) = entry.event, s.kind == kind { return s }
+            return nil
+        }
+    }
+
+    /// Indices (in delivery order) of the samples of `kind`.
+    func sampleIndices(_ kind: SensorKind) -> [Int] {
+        all.indices.filter { i in
+            if case .sample(let s) = all[i].event, s.kind == kind { return true }
+            return false
+        }
+    }
+
+    func availability(_ kind: SensorKind) -> [(index: Int, value: SensorAvailability)] {
+        let entries = all
+        return entries.indices.compactMap { i in
+            if case .availability(let k, let a) = entries[i].event, k == kind { return (i, a) }
+            return nil
+        }
+    }
+}
+
+private func sleepSeconds(_ seconds: Double) {
+    Thread.sleep(forTimeInterval: seconds)
+}
+
+/// `sim:` played in real time. Timing bounds are generous: the machine may be loaded.
+///
+/// Expected readings for the first 2 s (script step "rest", face up, identity attitude):
+/// accelerometer = gravity-vector (0, 0, −1) G + noise (σ 0.002 G);
+/// gyroscope = 0 + bias (0.004, −0.003, 0.002) rad/s + noise (σ 0.002 rad/s);
+/// magnetometer = earth field (20, 0, −44) + hard iron (6, −4, 3) = (26, −4, −41) µT + noise (σ 0.3 µT).
+@Suite("Simulated source (sim:)")
+struct SimulatedSourceTests {
+    static func expectStrictlyIncreasing(_ samples: [Sample], spacing period: Double,
+                                         sourceLocation: SourceLocation = #_sourceLocation) {
+        for (a, b) in zip(samples, samples.dropFirst()) {
+            // Timestamps are start + k × period: consecutive ones differ by exactly one period
+            // (up to rounding at ~10³ s boot times, ≈ 1e-12 s).
+            #expect(b.timestamp > a.timestamp, "\(b.timestamp) after \(a.timestamp)", sourceLocation: sourceLocation)
+            #expect(abs((b.timestamp - a.timestamp) - period) < 1e-9,
+                    "spacing \(b.timestamp - a.timestamp), expected \(period)", sourceLocation: sourceLocation)
+        }
+    }
+
+    static func expectNear(_ v: Vector3, _ expected: Vector3, within tolerance: Double,
+                           sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(abs(v.x - expected.x) < tolerance && abs(v.y - expected.y) < tolerance && abs(v.z - expected.z) < tolerance,
+                "got \(v), expected \(expected) ± \(tolerance)", sourceLocation: sourceLocation)
+    }
+
+    @Test("Accelerometer at 100 Hz and gyroscope at 50 Hz for 0.6 s")
+    func accelerometerAndGyroscope() throws {
+        let source = SimulatedSource()
+        #expect(source.uri == "sim:")
+        let queue = DispatchQueue(label: "SimulatedSourceTests.delivery")
+        let log = SimEventLog()
+
+        let before = simTestBootTime()
+        try source.start(SourceRequest([.accelerometer: 0.01, .gyroscope: 0.02]), queue: queue) { log.append($0) }
+        sleepSeconds(0.6)
+        source.stop()
+        let after = simTestBootTime()
+        // Run whatever was queued before stop() returned, then nothing more may come.
+        queue.sync {}
+        let countAtStop = log.count
+        sleepSeconds(0.2)
+        queue.sync {}
+        #expect(log.count == countAtStop, "\(log.count - countAtStop) events arrived after stop() returned")
+
+        let accel = log.samples(.accelerometer)
+        let gyro = log.samples(.gyroscope)
+        #expect(log.samples(.magnetometer).isEmpty, "magnetometer was not requested")
+        #expect(log.availability(.magnetometer).isEmpty)
+
+        // 0.6 s at 0.01 s ≈ 60 accelerometer samples, at 0.02 s ≈ 30 gyroscope samples.
+        #expect((20...80).contains(accel.count), "\(accel.count) accelerometer samples in 0.6 s")
+        #expect((10...40).contains(gyro.count), "\(gyro.count) gyroscope samples in 0.6 s")
+
+        // Each kind is announced available before its first sample.
+        for kind in [SensorKind.accelerometer, .gyroscope] {
+            let announcements = log.availability(kind)
+            #expect(announcements.count == 1)
+            let first = try #require(announcements.first)
+            #expect(first.value.isAvailable)
+            #expect(first.value.mode == .polling)
+            let firstSample = try #require(log.sampleIndices(kind).first)
+            #expect(first.index < firstSample, "\(kind) sample delivered before its availability")
+        }
+
+        Self.expectStrictlyIncreasing(accel, spacing: 0.01)
+        Self.expectStrictlyIncreasing(gyro, spacing: 0.02)
+
+        // Face up at rest: (0, 0, −1) G; 0.02 G is 10σ of the accelerometer noise.
+        for sample in accel.prefix(10) {
+            Self.expectNear(sample.vector, Vector3(0, 0, -1), within: 0.02)
+        }
+        // At rest the gyroscope reads its bias (0.004, −0.003, 0.002); 0.02 rad/s is 10σ.
+        for sample in gyro.prefix(10) {
+            Self.expectNear(sample.vector, Vector3(0.004, -0.003, 0.002), within: 0.02)
+        }
+
+        // Boot-clock timestamps, inside the test's own readings around start and stop.
+        for sample in accel + gyro {
+            #expect(sample.timestamp >= before && sample.timestamp <= after,
+                    "\(sample.kind) timestamp \(sample.timestamp) outside [\(before), \(after)]")
+        }
+    }
+
+    @Test("A sample is never stamped later than the boot time at which it is delivered")
+    func timestampsNotInTheFuture() throws {
+        let source = SimulatedSource()
+        let queue = DispatchQueue(label: "SimulatedSourceTests.future")
+        let log = SimEventLog()
+        try source.start(SourceRequest([.accelerometer: 0.05]), queue: queue) { log.append($0) }
+        sleepSeconds(0.3)
+        source.stop()
+        queue.sync {}
+        // A reading cannot be timestamped after it was taken; the handler runs after the reading.
+        let late = log.all.compactMap { entry -> (Double, Double)? in
+            guard case .sample(let s) = entry.event, s.timestamp > entry.arrival else { return nil }
+            return (s.timestamp, entry.arrival)
+        }
+        #expect(late.isEmpty, "\(late.count) of \(log.samples(.accelerometer).count) samples stamped after delivery, e.g. stamp − arrival = \(late.first.map { $0.0 - $0.1 } ?? 0) s")
+    }
+
+    @Test("update() adds the magnetometer while the accelerometer keeps its grid")
+    func updateAddsMagnetometer() throws {
+        let source = SimulatedSource()
+        let queue = DispatchQueue(label: "SimulatedSourceTests.update")
+        let log = SimEventLog()
+        try source.start(SourceRequest([.accelerometer: 0.02]), queue: queue) { log.append($0) }
+        sleepSeconds(0.2)
+        queue.sync {}
+        let beforeUpdate = log.count
+        try source.update(SourceRequest([.accelerometer: 0.02, .magnetometer: 0.05]))
+        sleepSeconds(0.35)
+        source.stop()
+        queue.sync {}
+
+        // No magnetometer before the update.
+        #expect(log.sampleIndices(.magnetometer).allSatisfy { $0 >= beforeUpdate })
+        let magAvailability = log.availability(.magnetometer)
+        #expect(magAvailability.count == 1)
+        #expect(magAvailability.first?.value.isAvailable == true)
+        if let announced = magAvailability.first?.index, let first = log.sampleIndices(.magnetometer).first {
+            #expect(announced < first)
+        }
+        // The accelerometer was not re-announced nor switched off: its period did not change.
+        #expect(log.availability(.accelerometer).count == 1)
+
+        // 0.35 s at 0.05 s ≈ 7 magnetometer samples.
+        let mag = log.samples(.magnetometer)
+        #expect((2...12).contains(mag.count), "\(mag.count) magnetometer samples in 0.35 s")
+        for sample in mag {
+            // Rest, face up: (20, 0, −44) + (6, −4, 3) = (26, −4, −41) µT; 2 µT ≈ 6.7σ.
+            Self.expectNear(sample.vector, Vector3(26, -4, -41), within: 2)
+        }
+        Self.expectStrictlyIncreasing(mag, spacing: 0.05)
+
+        let accel = log.samples(.accelerometer)
+        #expect(accel.count >= 10, "\(accel.count) accelerometer samples in 0.55 s at 0.02 s")
+        Self.expectStrictlyIncreasing(accel, spacing: 0.02)
+    }
+
+    @Test("update() dropping a kind reports it unavailable and stops its samples")
+    func updateRemovesKind() throws {
+        let source = SimulatedSource()
+        let queue = DispatchQueue(label: "SimulatedSourceTests.remove")
+        let log = SimEventLog()
+        try source.start(SourceRequest([.accelerometer: 0.02, .gyroscope: 0.02]), queue: queue) { log.append($0) }
+        sleepSeconds(0.15)
+        try source.update(SourceRequest([.accelerometer: 0.02]))
+        sleepSeconds(0.15)
+        source.stop()
+        queue.sync {}
+
+        let gyroAvailability = log.availability(.gyroscope)
+        #expect(gyroAvailability.map(\.value.isAvailable) == [true, false])
+        #expect(gyroAvailability.last?.value.reason == "not requested")
+        let off = try #require(gyroAvailability.last?.index)
+        #expect(log.sampleIndices(.gyroscope).allSatisfy { $0 < off }, "gyroscope samples after it was switched off")
+        #expect(log.sampleIndices(.accelerometer).contains { $0 > off }, "the accelerometer kept running")
+    }
+
+    @Test("A rate change keeps accelerometer timestamps strictly increasing")
+    func rateChangeKeepsOrder() throws {
+        let source = SimulatedSource()
+        let queue = DispatchQueue(label: "SimulatedSourceTests.rate")
+        let log = SimEventLog()
+        try source.start(SourceRequest([.accelerometer: 0.1]), queue: queue) { log.append($0) }
+        // Switch shortly after a tick (the first fires at start), when the 0.1 s grid is furthest ahead.
+        sleepSeconds(0.12)
+        try source.update(SourceRequest([.accelerometer: 0.01]))
+        sleepSeconds(0.15)
+        source.stop()
+        queue.sync {}
+
+        let accel = log.samples(.accelerometer)
+        #expect(accel.count >= 4)
+        // MotionSource: "Samples of one sensor arrive in timestamp order."
+        for (a, b) in zip(accel, accel.dropFirst()) {
+            #expect(b.timestamp > a.timestamp, "accelerometer timestamp \(b.timestamp) after \(a.timestamp) (rate change 0.1 → 0.01 s)")
+        }
+    }
+}
