@@ -42,16 +42,12 @@ public struct IIOChannel: @unchecked Sendable, CustomStringConvertible {
     /// `sampling_frequency`), which covers the separate and shared-by-type files, locally and
     /// through iiod. Locally a full file name (`in_accel_x_scale`) works too.
     public func read(_ attribute: String) throws(IIOError) -> String {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = iio_channel_attr_read(pointer, attribute, &buffer, buffer.count)
-        guard n >= 0 else { throw IIOError(code: Int32(n), operation: "read \(attribute) of \(self)") }
-        return IIODevice.text(buffer)
+        try IIOError.readText("read \(attribute) of \(self)") { iio_channel_attr_read(pointer, attribute, $0, $1) }
     }
 
     /// Writes a channel attribute by its libiio name.
     public func write(_ attribute: String, _ value: String) throws(IIOError) {
-        let n = iio_channel_attr_write(pointer, attribute, value)
-        guard n >= 0 else { throw IIOError(code: Int32(n), operation: "write '\(value)' to \(attribute) of \(self)") }
+        try IIOError.check(iio_channel_attr_write(pointer, attribute, value), "write '\(value)' to \(attribute) of \(self)")
     }
 
     /// The sysfs file behind a channel attribute name (`scale` → `in_accel_scale`), if any.

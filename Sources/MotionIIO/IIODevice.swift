@@ -45,24 +45,17 @@ public struct IIODevice: @unchecked Sendable, CustomStringConvertible {
 
     /// Reads a device attribute as text, trailing whitespace removed.
     public func read(_ attribute: String) throws(IIOError) -> String {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = iio_device_attr_read(pointer, attribute, &buffer, buffer.count)
-        guard n >= 0 else { throw IIOError(code: Int32(n), operation: "read \(attribute) of \(self)") }
-        return Self.text(buffer)
+        try IIOError.readText("read \(attribute) of \(self)") { iio_device_attr_read(pointer, attribute, $0, $1) }
     }
 
     /// Writes a device attribute.
     public func write(_ attribute: String, _ value: String) throws(IIOError) {
-        let n = iio_device_attr_write(pointer, attribute, value)
-        guard n >= 0 else { throw IIOError(code: Int32(n), operation: "write '\(value)' to \(attribute) of \(self)") }
+        try IIOError.check(iio_device_attr_write(pointer, attribute, value), "write '\(value)' to \(attribute) of \(self)")
     }
 
     /// Reads an attribute of the device's buffer (`buffer/enable`, `buffer/length`).
     public func readBuffer(_ attribute: String) throws(IIOError) -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        let n = iio_device_buffer_attr_read(pointer, attribute, &buffer, buffer.count)
-        guard n >= 0 else { throw IIOError(code: Int32(n), operation: "read buffer/\(attribute) of \(self)") }
-        return Self.text(buffer)
+        try IIOError.readText("read buffer/\(attribute) of \(self)") { iio_device_buffer_attr_read(pointer, attribute, $0, $1) }
     }
 
     /// The trigger currently attached, `nil` when none is set. Throws when the device has no
@@ -83,10 +76,5 @@ public struct IIODevice: @unchecked Sendable, CustomStringConvertible {
     public var description: String {
         if let name { return "\(id) (\(name))" }
         return id
-    }
-
-    static func text(_ buffer: [CChar]) -> String {
-        let bytes = buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }
-        return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

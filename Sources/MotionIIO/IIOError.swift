@@ -1,4 +1,5 @@
 import CLibIIO
+import Foundation
 import Glibc
 
 /// A failed libiio or sysfs operation: the errno code and what was being done.
@@ -34,4 +35,21 @@ public struct IIOError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "\(operation): \(message) (errno \(code))" }
+}
+
+extension IIOError {
+    /// Runs a libiio call that fills a text buffer and returns its length or a negative errno;
+    /// returns the text with trailing whitespace removed.
+    static func readText(_ operation: @autoclosure () -> String, capacity: Int = 4096, _ call: (UnsafeMutablePointer<CChar>, Int) -> Int) throws(IIOError) -> String {
+        var buffer = [CChar](repeating: 0, count: capacity)
+        let n = buffer.withUnsafeMutableBufferPointer { call($0.baseAddress!, $0.count) }
+        guard n >= 0 else { throw IIOError(code: Int32(n), operation: operation()) }
+        let bytes = buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }
+        return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Throws for a negative errno result of a libiio call.
+    static func check(_ result: Int, _ operation: @autoclosure () -> String) throws(IIOError) {
+        guard result >= 0 else { throw IIOError(code: Int32(result), operation: operation()) }
+    }
 }

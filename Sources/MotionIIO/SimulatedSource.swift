@@ -2,8 +2,10 @@ import Dispatch
 import MotionCore
 
 /// `sim:` — the deterministic ``SimulatedIMU`` (accelerometer, gyroscope, magnetometer) played
-/// in real time: each requested kind ticks at its own period, its samples evenly spaced from
-/// the boot time at start, like a hardware clock. The script loops forever.
+/// in real time: each requested kind has its own period and its samples lie on an even grid
+/// from the boot time at start, like a hardware clock. A timer wakes once per period and emits
+/// every grid point that is due, so a late wake-up loses nothing and no timestamp is ever in the
+/// future. A period change continues the grid from the last sample. The script loops forever.
 public final class SimulatedSource: MotionSource, @unchecked Sendable {
     public let uri = "sim:"
     private let queue = DispatchQueue(label: "motiond.sim")
@@ -11,6 +13,8 @@ public final class SimulatedSource: MotionSource, @unchecked Sendable {
     private var imu: SimulatedIMU
     private var delivery: (queue: DispatchQueue, handler: SourceHandler)?
     private var timers: [SensorKind: (period: Double, timer: DispatchSourceTimer)] = [:]
+    /// Script time (seconds since start) of the last sample emitted per kind.
+    private var last: [SensorKind: Double] = [:]
     private var startTime = 0.0
 
     public init(imu: SimulatedIMU = SimulatedIMU()) {
@@ -21,6 +25,7 @@ public final class SimulatedSource: MotionSource, @unchecked Sendable {
         queue.sync {
             delivery = (target, handler)
             startTime = BootClock.now()
+            last = [:]
             apply(request)
         }
     }
@@ -47,15 +52,21 @@ public final class SimulatedSource: MotionSource, @unchecked Sendable {
             }
         }
         for (kind, period) in request.periods where timers[kind] == nil {
-            // Continue the sample grid from now, so a rate change keeps timestamps increasing.
-            var tick = ((BootClock.now() - startTime) / period).rounded(.up)
+            // The grid continues after the last sample, or starts now for a new kind.
+            last[kind] = max(last[kind] ?? -.infinity, BootClock.now() - startTime - period)
             let timer = DispatchSource.makeTimerSource(queue: queue)
             timer.schedule(deadline: .now(), repeating: period, leeway: .milliseconds(1))
             timer.setEventHandler { [unowned self] in
-                let time = tick * period
-                tick += 1
-                let sample = imu.sample(kind, at: time, timestamp: startTime + time)
-                delivery.queue.async { delivery.handler(.sample(sample)) }
+                let now = BootClock.now() - startTime
+                var samples: [Sample] = []
+                var time = last[kind]! + period
+                while time <= now {
+                    samples.append(imu.sample(kind, at: time, timestamp: startTime + time))
+                    last[kind] = time
+                    time += period
+                }
+                let due = samples
+                delivery.queue.async { due.forEach { delivery.handler(.sample($0)) } }
             }
             timers[kind] = (period, timer)
             delivery.queue.async {

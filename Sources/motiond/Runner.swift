@@ -59,8 +59,10 @@ final class Runner: @unchecked Sendable {
         switch event {
         case .sample(let sample):
             perKind[sample.kind, default: 0] += 1
-        case .availability(let kind, let status):
+        case .availability(let kind, let status) where writer == nil:
             logger.info("\(kind) \(status.isAvailable ? "available" : "unavailable"): \(status.reason)")
+        case .availability:
+            break // printed below
         }
         guard let writer else { return }
         FileHandle.standardOutput.write(Data((writer.line(for: event) + "\n").utf8))

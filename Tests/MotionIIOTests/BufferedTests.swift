@@ -16,22 +16,16 @@ struct BufferedTests {
     }
 
     @Test("mpu6050 big-endian feed: all 60 scans, in order, kernel timestamps, both sensors")
-    func mpu6050Feed() throws {
+    func mpu6050Feed() async throws {
         let dir = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        // Enabled: accel x/y/z (index 0–2), anglvel x/y/z (4–6), timestamp (7).
-        // Layout: 6 × be:s16 = bytes 0–11, pad to 16, le:s64 timestamp 16–23: 24-byte scans.
         let count = 60
         var script = ScanScript()
         for i in 0..<count {
-            var scan: [UInt8] = []
-            for v in [Int16(i), Int16(-i), Int16(1000 + i)] { scan += ScanScript.bigEndian(v) }
-            for v in [Int16(10 * i), Int16(20), Int16(-30)] { scan += ScanScript.bigEndian(v) }
-            scan += [0, 0, 0, 0]
-            scan += ScanScript.littleEndian(Int64(5_000_000_000 + i * 10_000_000))
-            script.read(scan, delay: 5)
+            script.read(ScanScript.mpu6050Scan(accel: [Int16(i), Int16(-i), Int16(1000 + i)], gyro: [Int16(10 * i), 20, -30],
+                                               nanoseconds: Int64(5_000_000_000 + i * 10_000_000)), delay: 5)
         }
-        let output = try Emulation.motiond(
+        let output = try await Emulation.motiond(
             fixture: "mpu6050.umockdev", scripts: ["/dev/iio:device0": try scriptFile(script, in: dir)],
             ["--print-samples", "--json", "--count", "\(2 * count)", "--interval", "0.01"],
             after: "d=/sys/bus/iio/devices/iio:device0; for f in buffer/enable scan_elements/in_accel_x_en scan_elements/in_anglvel_z_en scan_elements/in_timestamp_en trigger/current_trigger current_timestamp_clock sampling_frequency; do echo \"$f=$(tr -d '\\000' < $d/$f)\"; done")
@@ -63,7 +57,7 @@ struct BufferedTests {
     }
 
     @Test("HID accel_3d: 16 real bits in 32-bit words with garbage above are masked and sign-extended")
-    func hidGarbageUpperBits() throws {
+    func hidGarbageUpperBits() async throws {
         let dir = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         // Layout: 3 × le:s16/32 = bytes 0–11, pad to 16, timestamp 16–23.
@@ -76,7 +70,7 @@ struct BufferedTests {
             scan += ScanScript.littleEndian(Int64(7_000_000_000 + i * 20_000_000))
             script.read(scan, delay: 10)
         }
-        let output = try Emulation.motiond(
+        let output = try await Emulation.motiond(
             fixture: "hid-laptop.umockdev", scripts: ["/dev/iio:device0": try scriptFile(script, in: dir)],
             ["--print-samples", "--json", "--count", "3", "--sensors", "accelerometer", "--interval", "0.02"],
             after: "tr -d '\\000' < /sys/bus/iio/devices/iio:device0/in_accel_sampling_frequency; echo; tr -d '\\000' < /sys/bus/iio/devices/iio:device0/trigger/current_trigger")
@@ -97,18 +91,14 @@ struct BufferedTests {
     }
 
     @Test("st_lsm6dsx hardware FIFO: no trigger, little-endian, 16-byte scans")
-    func lsm6dsxFeed() throws {
+    func lsm6dsxFeed() async throws {
         let dir = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         var script = ScanScript()
         for i in 0..<20 {
-            var scan: [UInt8] = []
-            for v in [Int16(512), Int16(1672), Int16(-16000 + i)] { scan += ScanScript.littleEndian(v) }
-            scan += [0, 0]
-            scan += ScanScript.littleEndian(Int64(9_000_000_000 + i * 19_230_769))
-            script.read(scan, delay: 2)
+            script.read(ScanScript.lsm6dsxScan([512, 1672, Int16(-16000 + i)], nanoseconds: Int64(9_000_000_000 + i * 19_230_769)), delay: 2)
         }
-        let output = try Emulation.motiond(
+        let output = try await Emulation.motiond(
             fixture: "lsm6dsx.umockdev", scripts: ["/dev/iio:device0": try scriptFile(script, in: dir)],
             ["--print-samples", "--json", "--count", "20", "--sensors", "accelerometer", "--interval", "0.02"])
         let accel = output.samples("accelerometer")
@@ -123,7 +113,7 @@ struct BufferedTests {
     }
 
     @Test("a busy buffer (enabled by another consumer) is left alone: polling instead")
-    func busyBufferPolls() throws {
+    func busyBufferPolls() async throws {
         let dir = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("busy.umockdev").path
@@ -131,7 +121,7 @@ struct BufferedTests {
             .write(toFile: path, atomically: true, encoding: .utf8)
         var script = ScanScript()
         script.read(Array(repeating: 0x55, count: 24), delay: 1)
-        let output = try Emulation.motiond(
+        let output = try await Emulation.motiond(
             fixturePath: path, scripts: ["/dev/iio:device0": try scriptFile(script, in: dir)],
             ["--print-samples", "--json", "--count", "2", "--sensors", "accelerometer"],
             after: "tr -d '\\000' < /sys/bus/iio/devices/iio:device0/buffer/enable")
@@ -144,18 +134,15 @@ struct BufferedTests {
     }
 
     @Test("a stalled buffer is logged once per episode, not once per attempt")
-    func stallLoggedOnce() throws {
+    func stallLoggedOnce() async throws {
         let dir = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         var script = ScanScript()
         for i in 0..<3 {
-            var scan: [UInt8] = []
-            for v in [Int16(1), Int16(2), Int16(3)] { scan += ScanScript.littleEndian(v) }
-            scan += [0, 0] + ScanScript.littleEndian(Int64(i * 10_000_000))
-            script.read(scan, delay: 1)
+            script.read(ScanScript.lsm6dsxScan([1, 2, 3], nanoseconds: Int64(i * 10_000_000)), delay: 1)
         }
         // After three scans the feed stops; motiond keeps waiting (the context timeout is 1 s).
-        let output = try Emulation.motiond(
+        let output = try await Emulation.motiond(
             fixture: "lsm6dsx.umockdev", scripts: ["/dev/iio:device0": try scriptFile(script, in: dir)],
             ["--print-samples", "--json", "--duration", "3.5", "--sensors", "accelerometer"])
         #expect(output.status == 0)

@@ -8,8 +8,8 @@ import Testing
 @Suite("Discovery on emulated hardware")
 struct DiscoveryTests {
     @Test("HID sensor hub laptop: accel_3d, gyro_3d, magn_3d with per-type attributes")
-    func hidLaptop() throws {
-        let listing = try Emulation.listing(fixture: "hid-laptop.umockdev")
+    func hidLaptop() async throws {
+        let listing = try await Emulation.listing(fixture: "hid-laptop.umockdev")
         #expect(listing.selected == ["accelerometer": "iio:device0", "gyroscope": "iio:device1", "magnetometer": "iio:device2"])
         let expected: [(SensorKind, String, String, Double)] = [
             (.accelerometer, "iio:device0", "accel_3d", 0.00980665),
@@ -34,8 +34,8 @@ struct DiscoveryTests {
     }
 
     @Test("mpu6050 combo: accelerometer and gyroscope on one device, per-type mount matrices")
-    func mpu6050() throws {
-        let listing = try Emulation.listing(fixture: "mpu6050.umockdev")
+    func mpu6050() async throws {
+        let listing = try await Emulation.listing(fixture: "mpu6050.umockdev")
         #expect(listing.sensors.map(\.kind) == [.accelerometer, .gyroscope])
         #expect(listing.sensors.allSatisfy { $0.device == "iio:device0" && $0.driver == "mpu6050" })
         let accel = listing.sensors[0], gyro = listing.sensors[1]
@@ -54,8 +54,8 @@ struct DiscoveryTests {
     }
 
     @Test("st_lsm6dsx split pair: two devices, per-axis scales, shared mount_matrix, no trigger")
-    func lsm6dsx() throws {
-        let listing = try Emulation.listing(fixture: "lsm6dsx.umockdev")
+    func lsm6dsx() async throws {
+        let listing = try await Emulation.listing(fixture: "lsm6dsx.umockdev")
         let accel = try #require(listing.sensors.first { $0.kind == .accelerometer })
         let gyro = try #require(listing.sensors.first { $0.kind == .gyroscope })
         #expect(accel.device == "iio:device0" && accel.driver == "lsm6dsl_accel")
@@ -71,8 +71,8 @@ struct DiscoveryTests {
     }
 
     @Test("ak8975 magnetometer: Gauss, per-axis scales, in_mount_matrix, polled")
-    func ak8975() throws {
-        let listing = try Emulation.listing(fixture: "ak8975.umockdev")
+    func ak8975() async throws {
+        let listing = try await Emulation.listing(fixture: "ak8975.umockdev")
         let magn = try #require(listing.sensors.first)
         #expect(listing.sensors.count == 1)
         #expect(magn.kind == .magnetometer && magn.driver == "ak8975")
@@ -83,8 +83,8 @@ struct DiscoveryTests {
     }
 
     @Test("offsets at two sharing levels and a scale shared by direction")
-    func offsets() throws {
-        let sensor = try #require(try Emulation.listing(fixture: "offsets.umockdev").sensors.first)
+    func offsets() async throws {
+        let sensor = try #require(try await Emulation.listing(fixture: "offsets.umockdev").sensors.first)
         #expect(sensor.conversion.offset == Vector3(10, -4, -4))
         #expect(sensor.axes.map(\.offsetAttribute) == ["in_accel_x_offset", "in_accel_offset", "in_accel_offset"])
         #expect(sensor.axes.map(\.scaleAttribute) == ["in_scale", "in_scale", "in_scale"])
@@ -92,8 +92,8 @@ struct DiscoveryTests {
     }
 
     @Test("mount matrix precedence: hwdb over sysfs, improper corrected, malformed and singular rejected")
-    func mountMatrices() throws {
-        let listing = try Emulation.listing(fixture: "mount-matrix.umockdev")
+    func mountMatrices() async throws {
+        let listing = try await Emulation.listing(fixture: "mount-matrix.umockdev")
         #expect(listing.sensors.count == 3)
         let improper = listing.sensors[0], malformed = listing.sensors[1], singular = listing.sensors[2]
 
@@ -114,8 +114,8 @@ struct DiscoveryTests {
     }
 
     @Test("a configured mount matrix wins over hwdb and sysfs")
-    func configuredMountMatrix() throws {
-        let listing = try Emulation.listing(fixture: "mount-matrix.umockdev",
+    func configuredMountMatrix() async throws {
+        let listing = try await Emulation.listing(fixture: "mount-matrix.umockdev",
                                             extra: ["--mount-matrix", "iio:device0/accelerometer=1, 0, 0; 0, 0, -1; 0, 1, 0"])
         #expect(listing.sensors[0].mountMatrix.source == "configuration")
         #expect(listing.sensors[0].conversion.mountMatrix.matrix.rowMajor == [1, 0, 0, 0, 0, -1, 0, 1, 0])
@@ -124,8 +124,8 @@ struct DiscoveryTests {
     }
 
     @Test("convertibles: the display accelerometer is used, the base one kept; label, location, hwdb")
-    func convertible() throws {
-        let listing = try Emulation.listing(fixture: "convertible.umockdev")
+    func convertible() async throws {
+        let listing = try await Emulation.listing(fixture: "convertible.umockdev")
         let locations = listing.sensors.map { "\($0.device) \($0.location.rawValue) \($0.locationSource)" }
         #expect(locations == [
             "iio:device0 base label",
@@ -138,8 +138,8 @@ struct DiscoveryTests {
     }
 
     @Test("broken devices are skipped with a reason naming device and attribute; the rest works")
-    func garbage() throws {
-        let listing = try Emulation.listing(fixture: "garbage.umockdev")
+    func garbage() async throws {
+        let listing = try await Emulation.listing(fixture: "garbage.umockdev")
         #expect(listing.sensors.map(\.device) == ["iio:device3"])
         #expect(listing.selected == ["gyroscope": "iio:device3"])
         let reasons = Dictionary(uniqueKeysWithValues: listing.skipped.map { ($0.device, $0.reason) })
@@ -150,20 +150,20 @@ struct DiscoveryTests {
     }
 
     @Test("a buffer already enabled by another consumer means polling, said in the listing")
-    func busyBuffer() throws {
+    func busyBuffer() async throws {
         let dir = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let busy = try Emulation.fixtureText("mpu6050.umockdev").replacingOccurrences(of: "A: buffer/enable=0", with: "A: buffer/enable=1")
         let path = dir.appendingPathComponent("busy.umockdev").path
         try busy.write(toFile: path, atomically: true, encoding: .utf8)
-        let listing = try Emulation.listing(fixturePath: path)
+        let listing = try await Emulation.listing(fixturePath: path)
         #expect(listing.sensors.allSatisfy { $0.readMode == .polling })
         #expect(listing.sensors.allSatisfy { $0.readModeReason.contains("already enabled by another consumer") })
     }
 
     @Test("the text listing tells a person the same facts")
-    func textListing() throws {
-        let output = try Emulation.motiond(fixture: "mount-matrix.umockdev", ["--list-sensors"])
+    func textListing() async throws {
+        let output = try await Emulation.motiond(fixture: "mount-matrix.umockdev", ["--list-sensors"])
         #expect(output.status == 0)
         #expect(output.stdout.contains("accelerometer — iio:device0 mxc4005 [used]"))
         #expect(output.stdout.contains("mount matrix 0, -1, 0; -1, 0, 0; 0, 0, -1 from udev ACCEL_MOUNT_MATRIX (improper '0, -1, 0; -1, 0, 0; 0, 0, 1', z row negated)"))
@@ -171,13 +171,13 @@ struct DiscoveryTests {
     }
 
     @Test("no IIO devices at all: a clear error, exit status 1")
-    func noDevices() throws {
+    func noDevices() async throws {
         let dir = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("empty.umockdev").path
         // A machine with a USB device but no IIO subsystem.
         try "P: /devices/pci0000:00/usb1\nE: SUBSYSTEM=usb\nA: idVendor=1d6b\\n\n".write(toFile: path, atomically: true, encoding: .utf8)
-        let output = try Emulation.motiond(fixturePath: path, ["--list-sensors"])
+        let output = try await Emulation.motiond(fixturePath: path, ["--list-sensors"])
         #expect(output.status == 1)
         #expect(output.stderr.contains("cannot") || output.stderr.contains("open IIO context"))
     }

@@ -26,31 +26,31 @@ struct HotplugTests {
 
     @Test("udev remove makes the gyroscope unavailable while the accelerometer goes on; add brings it back",
           .enabled(if: Testbed.canSendUevents, "sending uevents needs LD_PRELOAD=libumockdev-preload.so.0 on the test process: run `make check`"))
-    func removeAndAddUevents() throws {
+    func removeAndAddUevents() async throws {
         let testbed = Testbed()
         try testbed.add(try Emulation.fixtureText("lsm6dsx.umockdev"))
         let daemon = try startDaemon(testbed, duration: 25)
         defer { daemon.terminate() }
 
-        #expect(daemon.wait(timeout: 10) { $0.samples("gyro").count >= 5 && $0.samples("accelerometer").count >= 5 })
+        #expect(await daemon.wait(timeout: 10) { $0.samples("gyro").count >= 5 && $0.samples("accelerometer").count >= 5 })
 
         // The uevent first, its effect awaited, then the files go: this isolates the udev path
         // (the read-error path is the next test).
         testbed.uevent(Self.gyroSyspath, "remove")
-        #expect(daemon.wait(timeout: 5) { $0.availability("gyroscope").last?.available == false })
+        #expect(await daemon.wait(timeout: 5) { $0.availability("gyroscope").last?.available == false })
         testbed.remove(Self.gyroSyspath)
         let removedAt = daemon.output
         let lost = try #require(removedAt.availability("gyroscope").last)
         #expect(lost.reason == "iio:device1 was removed (udev)", "the uevent, not a read error, reported the removal")
         // The accelerometer keeps delivering after the gyroscope is gone.
         let accelBefore = removedAt.samples("accelerometer").count
-        #expect(daemon.wait(timeout: 5) { $0.samples("accelerometer").count >= accelBefore + 10 })
+        #expect(await daemon.wait(timeout: 5) { $0.samples("accelerometer").count >= accelBefore + 10 })
         #expect(daemon.isRunning)
 
         try testbed.add(try Self.replugged())
         testbed.uevent(Self.replugSyspath, "add")
         let gyroBefore = daemon.output.samples("gyro").count
-        #expect(daemon.wait(timeout: 10) { $0.availability("gyroscope").last?.available == true && $0.samples("gyro").count >= gyroBefore + 5 })
+        #expect(await daemon.wait(timeout: 10) { $0.availability("gyroscope").last?.available == true && $0.samples("gyro").count >= gyroBefore + 5 })
         let times = daemon.output.samples("gyro").map(\.timestamp)
         #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "timestamps keep increasing across the replug")
         #expect(daemon.stop() == 0)
@@ -59,22 +59,22 @@ struct HotplugTests {
     }
 
     @Test("a device vanishing without a uevent is detected by its read errors and found again by rescans")
-    func silentVanish() throws {
+    func silentVanish() async throws {
         let testbed = Testbed()
         try testbed.add(try Emulation.fixtureText("lsm6dsx.umockdev"))
         let daemon = try startDaemon(testbed, duration: 25)
         defer { daemon.terminate() }
-        #expect(daemon.wait(timeout: 10) { $0.samples("gyro").count >= 5 })
+        #expect(await daemon.wait(timeout: 10) { $0.samples("gyro").count >= 5 })
 
         testbed.remove(Self.gyroSyspath)
-        #expect(daemon.wait(timeout: 5) { $0.availability("gyroscope").last?.available == false })
+        #expect(await daemon.wait(timeout: 5) { $0.availability("gyroscope").last?.available == false })
         #expect(daemon.output.availability("gyroscope").last?.reason == "iio:device1 stopped answering: No such file or directory (2)")
         #expect(daemon.isRunning)
 
         try testbed.add(try Self.replugged())
         let gyroBefore = daemon.output.samples("gyro").count
         // Rescans back off from 1 s: the device is found again within a few seconds.
-        #expect(daemon.wait(timeout: 12) { $0.availability("gyroscope").last?.available == true && $0.samples("gyro").count > gyroBefore })
+        #expect(await daemon.wait(timeout: 12) { $0.availability("gyroscope").last?.available == true && $0.samples("gyro").count > gyroBefore })
         #expect(daemon.stop() == 0)
         // One warning for the loss, not one per failed read.
         #expect(daemon.stderr.components(separatedBy: "lost gyroscope").count - 1 == 1, "stderr: \(daemon.stderr)")
@@ -82,16 +82,13 @@ struct HotplugTests {
 
     @Test("unplugging a buffered device cancels its blocked read: no stall, both of its sensors unavailable",
           .enabled(if: Testbed.canSendUevents, "sending uevents needs LD_PRELOAD=libumockdev-preload.so.0 on the test process: run `make check`"))
-    func bufferedUnplug() throws {
+    func bufferedUnplug() async throws {
         let dir = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        // 24-byte mpu6050 scans (see BufferedTests.mpu6050Feed) every 10 ms for 30 s.
+        // mpu6050 scans every 10 ms for 30 s.
         var script = ScanScript()
         for i in 0..<3000 {
-            var scan: [UInt8] = []
-            for v: Int16 in [0, 0, 1000, 0, 0, 0] { scan += ScanScript.bigEndian(v) }
-            scan += [0, 0, 0, 0] + ScanScript.littleEndian(Int64(1_000_000_000 + i * 10_000_000))
-            script.read(scan, delay: 10)
+            script.read(ScanScript.mpu6050Scan(accel: [0, 0, 1000], gyro: [0, 0, 0], nanoseconds: Int64(1_000_000_000 + i * 10_000_000)), delay: 10)
         }
         let scriptPath = dir.appendingPathComponent("feed.script").path
         try script.write(to: URL(fileURLWithPath: scriptPath))
@@ -101,16 +98,16 @@ struct HotplugTests {
         try testbed.loadScript("/dev/iio:device0", scriptPath)
         let daemon = try startDaemon(testbed, duration: 25)
         defer { daemon.terminate() }
-        #expect(daemon.wait(timeout: 10) { $0.samples("gyro").count >= 10 })
+        #expect(await daemon.wait(timeout: 10) { $0.samples("gyro").count >= 10 })
         #expect(daemon.output.availability("accelerometer").first?.mode == "buffered")
 
         testbed.uevent("/sys/devices/platform/soc/i2c-1/1-0068/iio:device0", "remove")
-        #expect(daemon.wait(timeout: 5) {
+        #expect(await daemon.wait(timeout: 5) {
             $0.availability("accelerometer").last?.available == false && $0.availability("gyroscope").last?.available == false
         })
         #expect(daemon.output.availability("accelerometer").last?.reason == "iio:device0 was removed (udev)")
         let count = daemon.output.samples("accelerometer").count
-        usleep(300_000)
+        try await Task.sleep(for: .milliseconds(300))
         #expect(daemon.output.samples("accelerometer").count == count, "no samples after the removal")
         // The daemon still answers signals at once: nothing is stuck in a read.
         let start = Date()

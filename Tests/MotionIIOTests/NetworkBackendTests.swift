@@ -38,18 +38,14 @@ struct NetworkBackendTests {
     }
 
     @Test("list sensors and stream buffered samples from iiod serving an emulated mpu6050")
-    func iiodLoopback() throws {
+    func iiodLoopback() async throws {
         let dir = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        // Same 24-byte scan layout as BufferedTests.mpu6050Feed.
         let count = 30
         var script = ScanScript()
         for i in 0..<count {
-            var scan: [UInt8] = []
-            for v in [Int16(i), Int16(0), Int16(-1000)] { scan += ScanScript.bigEndian(v) }
-            for v in [Int16(0), Int16(i), Int16(0)] { scan += ScanScript.bigEndian(v) }
-            scan += [0, 0, 0, 0] + ScanScript.littleEndian(Int64(2_000_000_000 + i * 10_000_000))
-            script.read(scan, delay: 5)
+            script.read(ScanScript.mpu6050Scan(accel: [Int16(i), 0, -1000], gyro: [0, Int16(i), 0],
+                                               nanoseconds: Int64(2_000_000_000 + i * 10_000_000)), delay: 5)
         }
         let scriptPath = dir.appendingPathComponent("feed.script")
         try script.write(to: scriptPath)
@@ -59,11 +55,11 @@ struct NetworkBackendTests {
                                          "-s", "/dev/iio:device0=\(scriptPath.path)", "--", "iiod", "-p", "\(port)"])
         defer { server.terminate() }
         let deadline = Date().addingTimeInterval(15)
-        while !Self.accepts(port) && Date() < deadline && server.isRunning { usleep(50_000) }
+        while !Self.accepts(port) && Date() < deadline && server.isRunning { try await Task.sleep(for: .milliseconds(50)) }
         try #require(Self.accepts(port), "iiod did not listen: \(server.stderr)")
 
         let uri = "ip:127.0.0.1:\(port)"
-        let listed = try Emulation.run([Emulation.motiond, "--source", uri, "--list-sensors", "--json"])
+        let listed = try await Emulation.run([Emulation.motiond, "--source", uri, "--list-sensors", "--json"])
         #expect(listed.status == 0, "\(listed.stderr)")
         let listing = try JSONDecoder().decode(SensorListing.self, from: Data(listed.stdout.utf8))
         #expect(listing.source == uri)
@@ -78,7 +74,7 @@ struct NetworkBackendTests {
         #expect(accelSensor.samplingFrequency?.current == 50)
         #expect(accelSensor.readMode == .buffered && accelSensor.trigger == "mpu6050-dev0")
 
-        let output = try Emulation.run([Emulation.motiond, "--source", uri, "--print-samples", "--json",
+        let output = try await Emulation.run([Emulation.motiond, "--source", uri, "--print-samples", "--json",
                                         "--count", "\(2 * count)", "--interval", "0.01"])
         #expect(output.status == 0, "\(output.stderr)")
         let accel = output.samples("accelerometer"), gyro = output.samples("gyro")
@@ -98,9 +94,9 @@ struct NetworkBackendTests {
     }
 
     @Test("an unreachable iiod is a clear error")
-    func unreachable() throws {
+    func unreachable() async throws {
         let port = try Self.freePort()
-        let output = try Emulation.run([Emulation.motiond, "--source", "ip:127.0.0.1:\(port)", "--list-sensors"])
+        let output = try await Emulation.run([Emulation.motiond, "--source", "ip:127.0.0.1:\(port)", "--list-sensors"])
         #expect(output.status == 1)
         #expect(output.stderr.contains("open IIO context 'ip:127.0.0.1:\(port)'"))
     }

@@ -19,8 +19,8 @@ struct PollingTests {
     }
 
     @Test("HID laptop: buffer yields nothing, falls back to polling; G, rad/s, µT")
-    func hidLaptopPolled() throws {
-        let output = try Emulation.motiond(fixture: "hid-laptop.umockdev", ["--print-samples", "--json", "--duration", "2.5", "--interval", "0.02"])
+    func hidLaptopPolled() async throws {
+        let output = try await Emulation.motiond(fixture: "hid-laptop.umockdev", ["--print-samples", "--json", "--duration", "2.5", "--interval", "0.02"])
         #expect(output.status == 0)
         // accel raw (12, −985, −170) × 0.00980665 m/s² ÷ 9.80665 = (0.012, −0.985, −0.170) G
         expectClose(output.samples("accelerometer").first, 0.012, -0.985, -0.170)
@@ -33,8 +33,8 @@ struct PollingTests {
     }
 
     @Test("mpu6050: per-type mount matrix applied to accelerometer and gyroscope")
-    func mpu6050Polled() throws {
-        let output = try Emulation.motiond(fixture: "mpu6050.umockdev", ["--print-samples", "--json", "--count", "4", "--interval", "0.02"])
+    func mpu6050Polled() async throws {
+        let output = try await Emulation.motiond(fixture: "mpu6050.umockdev", ["--print-samples", "--json", "--count", "4", "--interval", "0.02"])
         #expect(output.status == 0)
         // accel raw (−120, 35, 16384) × 0.000598 = (−0.07176, 0.02093, 9.797632) m/s²;
         // M = [0 1 0; −1 0 0; 0 0 1] → (0.02093, 0.07176, 9.797632) ÷ 9.80665
@@ -44,8 +44,8 @@ struct PollingTests {
     }
 
     @Test("st_lsm6dsx: per-axis scale, shared mount matrix; sampling frequency raised to 52 Hz for 20 ms")
-    func lsm6dsxPolled() throws {
-        let output = try Emulation.motiond(
+    func lsm6dsxPolled() async throws {
+        let output = try await Emulation.motiond(
             fixture: "lsm6dsx.umockdev", ["--print-samples", "--json", "--duration", "2", "--interval", "0.02"],
             after: "for d in 0 1; do tr -d '\\000' < /sys/bus/iio/devices/iio:device$d/sampling_frequency; echo; done")
         #expect(output.status == 0)
@@ -59,8 +59,8 @@ struct PollingTests {
     }
 
     @Test("ak8975: Gauss to µT through per-axis scales and in_mount_matrix")
-    func ak8975Polled() throws {
-        let output = try Emulation.motiond(fixture: "ak8975.umockdev", ["--print-samples", "--json", "--count", "2"])
+    func ak8975Polled() async throws {
+        let output = try await Emulation.motiond(fixture: "ak8975.umockdev", ["--print-samples", "--json", "--count", "2"])
         #expect(output.status == 0)
         // raw (100, −200, 300) × (0.003, 0.0029, 0.0031) = (0.3, −0.58, 0.93) G; M = diag(1, −1, −1)
         // → (0.3, 0.58, −0.93) Gauss × 100 = (30, 58, −93) µT
@@ -70,20 +70,20 @@ struct PollingTests {
     }
 
     @Test("offsets are added before scaling")
-    func offsetsPolled() throws {
-        let output = try Emulation.motiond(fixture: "offsets.umockdev", ["--print-samples", "--json", "--count", "2", "--sensors", "accelerometer"])
+    func offsetsPolled() async throws {
+        let output = try await Emulation.motiond(fixture: "offsets.umockdev", ["--print-samples", "--json", "--count", "2", "--sensors", "accelerometer"])
         // x (90 + 10) × 0.00980665 = 0.980665 → 0.1 G; y (−996 − 4) → −1 G; z (4 − 4) → 0
         expectClose(output.samples("accelerometer").first, 0.1, -1, 0)
     }
 
     @Test("improper hwdb matrix made proper; configuration overrides it")
-    func mountMatrixPolled() throws {
-        let hwdb = try Emulation.motiond(fixture: "mount-matrix.umockdev", ["--print-samples", "--json", "--count", "2", "--sensors", "accelerometer"])
+    func mountMatrixPolled() async throws {
+        let hwdb = try await Emulation.motiond(fixture: "mount-matrix.umockdev", ["--print-samples", "--json", "--count", "2", "--sensors", "accelerometer"])
         // raw (200, −1000, 30) × 0.00980665 ÷ 9.80665 = (0.2, −1, 0.03) G; proper M = [0 −1 0; −1 0 0; 0 0 −1]
         expectClose(hwdb.samples("accelerometer").first, 1, -0.2, -0.03)
         #expect(hwdb.stderr.contains("is improper (determinant -1): negated its z row"))
 
-        let configured = try Emulation.motiond(fixture: "mount-matrix.umockdev", [
+        let configured = try await Emulation.motiond(fixture: "mount-matrix.umockdev", [
             "--print-samples", "--json", "--count", "2", "--sensors", "accelerometer",
             "--mount-matrix", "iio:device0/accelerometer=1, 0, 0; 0, 1, 0; 0, 0, 1",
         ])
@@ -91,16 +91,16 @@ struct PollingTests {
     }
 
     @Test("convertible: samples come from the display accelerometer")
-    func convertiblePolled() throws {
-        let output = try Emulation.motiond(fixture: "convertible.umockdev", ["--print-samples", "--json", "--count", "2", "--sensors", "accelerometer"])
+    func convertiblePolled() async throws {
+        let output = try await Emulation.motiond(fixture: "convertible.umockdev", ["--print-samples", "--json", "--count", "2", "--sensors", "accelerometer"])
         // The display sensor (iio:device1) reads raw (0, −1000, 0) → (0, −1, 0); the base one (0, 0, −1).
         expectClose(output.samples("accelerometer").first, 0, -1, 0)
         #expect(output.availability("accelerometer").first?.reason.contains("iio:device1") == true)
     }
 
     @Test("broken devices do not stop a good one; a missing kind is reported unavailable")
-    func garbagePolled() throws {
-        let output = try Emulation.motiond(fixture: "garbage.umockdev", ["--print-samples", "--json", "--count", "3"])
+    func garbagePolled() async throws {
+        let output = try await Emulation.motiond(fixture: "garbage.umockdev", ["--print-samples", "--json", "--count", "3"])
         #expect(output.status == 0)
         // raw (100, −100, 50) × 0.001 = (0.1, −0.1, 0.05) rad/s
         expectClose(output.samples("gyro").first, 0.1, -0.1, 0.05)
@@ -111,9 +111,9 @@ struct PollingTests {
     }
 
     @Test("polled timestamps are CLOCK_BOOTTIME seconds, increasing, about one period apart")
-    func timestamps() throws {
+    func timestamps() async throws {
         let before = Emulation.bootTime()
-        let output = try Emulation.motiond(fixture: "ak8975.umockdev", ["--print-samples", "--json", "--count", "20", "--interval", "0.01"])
+        let output = try await Emulation.motiond(fixture: "ak8975.umockdev", ["--print-samples", "--json", "--count", "20", "--interval", "0.01"])
         let after = Emulation.bootTime()
         let times = output.samples("magnetometer").map(\.timestamp)
         #expect(times.count == 20)
@@ -125,8 +125,8 @@ struct PollingTests {
     }
 
     @Test("a period outside 10–100 ms is an error, not a silent clamp")
-    func periodRange() throws {
-        let output = try Emulation.motiond(fixture: "ak8975.umockdev", ["--print-samples", "--interval", "0.5"])
+    func periodRange() async throws {
+        let output = try await Emulation.motiond(fixture: "ak8975.umockdev", ["--print-samples", "--interval", "0.5"])
         #expect(output.status != 0)
         #expect(output.stderr.contains("outside the supported 0.01–0.1 s"))
     }

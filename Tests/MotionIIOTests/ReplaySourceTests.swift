@@ -86,13 +86,13 @@ struct ReplaySourceTests {
     }
 
     /// Runs `source` with `kinds` until every kind is reported unavailable (or `timeout`).
-    private static func play(_ source: ReplaySource, _ kinds: [SensorKind], timeout: Double = 3) throws -> ReplayEventLog {
+    private static func play(_ source: ReplaySource, _ kinds: [SensorKind], timeout: Double = 3) async throws -> ReplayEventLog {
         let queue = DispatchQueue(label: "ReplaySourceTests.delivery")
         let log = ReplayEventLog()
         try source.start(SourceRequest(kinds, period: 0.01), queue: queue) { log.append($0) }
         let deadline = replayTestBootTime() + timeout
         while !log.finished(Set(kinds)) && replayTestBootTime() < deadline {
-            Thread.sleep(forTimeInterval: 0.005)
+            try await Task.sleep(for: .milliseconds(5))
         }
         source.stop()
         queue.sync {}
@@ -100,12 +100,12 @@ struct ReplaySourceTests {
     }
 
     @Test("As fast as possible: 150 samples with the trace's timestamps, then finished")
-    func asFastAsPossibleAllKinds() throws {
+    func asFastAsPossibleAllKinds() async throws {
         let dir = try TempDirectory()
         let path = try dir.write("trace.csv", Self.traceText())
         let source = try ReplaySource(path: path, pacing: .asFastAsPossible)
         #expect(source.uri == "replay:\(path)")
-        let log = try Self.play(source, [.accelerometer, .gyroscope, .magnetometer])
+        let log = try await Self.play(source, [.accelerometer, .gyroscope, .magnetometer])
         let events = log.events
 
         // 3 available + 50 × 3 samples + 3 finished = 156 events.
@@ -143,10 +143,10 @@ struct ReplaySourceTests {
     }
 
     @Test("Only the requested kinds are emitted")
-    func onlyAccelerometer() throws {
+    func onlyAccelerometer() async throws {
         let dir = try TempDirectory()
         let path = try dir.write("trace.csv", Self.traceText())
-        let log = try Self.play(ReplaySource(path: path, pacing: .asFastAsPossible), [.accelerometer])
+        let log = try await Self.play(ReplaySource(path: path, pacing: .asFastAsPossible), [.accelerometer])
         let samples = log.samples
         #expect(samples.count == 50)
         #expect(samples.allSatisfy { $0.kind == .accelerometer })
@@ -180,12 +180,12 @@ struct ReplaySourceTests {
     }
 
     @Test("Realtime: rebased onto the boot clock, spacing kept, ≈ 0.49 s for 50 rows")
-    func realtime() throws {
+    func realtime() async throws {
         let dir = try TempDirectory()
         let path = try dir.write("trace.csv", Self.traceText())
         let source = try ReplaySource(path: path, pacing: .realtime)
         let start = replayTestBootTime()
-        let log = try Self.play(source, [.accelerometer], timeout: 4)
+        let log = try await Self.play(source, [.accelerometer], timeout: 4)
         let samples = log.samples
         #expect(samples.count == 50)
         guard let first = samples.first, let last = log.all.last(where: { if case .sample = $0.event { true } else { false } }) else {
@@ -277,11 +277,11 @@ struct ReplaySourceTests {
     @Test("BROAD trial 05 replays all 19,737 accelerometer readings",
           .enabled(if: FileManager.default.fileExists(atPath: ReplaySourceTests.broadTrial),
                    "BROAD dataset not found beside the clone (../shared/datasets/broad)"))
-    func broadSlowRotation() throws {
+    func broadSlowRotation() async throws {
         let source = try ReplaySource(path: Self.broadTrial, pacing: .asFastAsPossible)
         // README.md of the subset: 19,737 rows in this file.
         #expect(source.trace.records.count == 19_737)
-        let log = try Self.play(source, [.accelerometer], timeout: 10)
+        let log = try await Self.play(source, [.accelerometer], timeout: 10)
         let samples = log.samples
         #expect(samples.count == 19_737)
         #expect(samples.allSatisfy { $0.kind == .accelerometer })

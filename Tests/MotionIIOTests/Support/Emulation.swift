@@ -33,7 +33,7 @@ enum Emulation {
     /// `motiond ARGS` under `umockdev-run` with a device description and optional scripts
     /// feeding `/dev/iio:deviceN`; `after` runs inside the emulated tree once motiond exits
     /// (e.g. to read back sysfs attributes motiond wrote).
-    static func motiond(fixturePath: String, scripts: [String: String] = [:], _ arguments: [String], after: String? = nil, timeout: Double = 30) throws -> ProcessOutput {
+    static func motiond(fixturePath: String, scripts: [String: String] = [:], _ arguments: [String], after: String? = nil, timeout: Double = 30) async throws -> ProcessOutput {
         var command = ["umockdev-run", "-d", fixturePath]
         for (device, script) in scripts.sorted(by: { $0.key < $1.key }) {
             command += ["-s", "\(device)=\(script)"]
@@ -44,29 +44,30 @@ enum Emulation {
         } else {
             command += ["--"] + [motiond] + arguments
         }
-        return try run(command, timeout: timeout)
+        return try await run(command, timeout: timeout)
     }
 
-    static func motiond(fixture name: String, scripts: [String: String] = [:], _ arguments: [String], after: String? = nil) throws -> ProcessOutput {
-        try motiond(fixturePath: fixture(name), scripts: scripts, arguments, after: after)
+    static func motiond(fixture name: String, scripts: [String: String] = [:], _ arguments: [String], after: String? = nil) async throws -> ProcessOutput {
+        try await motiond(fixturePath: fixture(name), scripts: scripts, arguments, after: after)
     }
 
     /// `motiond --list-sensors --json` on a fixture, decoded.
-    static func listing(fixturePath: String, extra: [String] = []) throws -> SensorListing {
-        let output = try motiond(fixturePath: fixturePath, ["--list-sensors", "--json"] + extra)
+    static func listing(fixturePath: String, extra: [String] = []) async throws -> SensorListing {
+        let output = try await motiond(fixturePath: fixturePath, ["--list-sensors", "--json"] + extra)
         guard output.status == 0 else { throw TestFailure("motiond --list-sensors failed (\(output.status)): \(output.stderr)") }
         return try JSONDecoder().decode(SensorListing.self, from: Data(output.stdout.utf8))
     }
 
-    static func listing(fixture name: String, extra: [String] = []) throws -> SensorListing {
-        try listing(fixturePath: fixture(name), extra: extra)
+    static func listing(fixture name: String, extra: [String] = []) async throws -> SensorListing {
+        try await listing(fixturePath: fixture(name), extra: extra)
     }
 
     /// Runs a command to completion (killed after `timeout` seconds), capturing its output.
-    static func run(_ command: [String], environment: [String: String]? = nil, timeout: Double = 30) throws -> ProcessOutput {
+    /// Waiting suspends instead of blocking, so other tests keep the shared threads.
+    static func run(_ command: [String], environment: [String: String]? = nil, timeout: Double = 30) async throws -> ProcessOutput {
         let process = try RunningProcess(command, environment: environment)
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
+        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
         if process.isRunning {
             process.terminate()
             throw TestFailure("\(command.joined(separator: " ")) did not finish within \(timeout) s; output so far: \(process.stdout) \(process.stderr)")
@@ -187,11 +188,11 @@ final class RunningProcess: @unchecked Sendable {
     }
 
     /// Polls the output until `condition` holds or `timeout` seconds pass.
-    func wait(timeout: Double, for condition: (ProcessOutput) -> Bool) -> Bool {
+    func wait(timeout: Double, for condition: (ProcessOutput) -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if condition(output) { return true }
-            usleep(20_000)
+            try? await Task.sleep(for: .milliseconds(20))
         }
         return condition(output)
     }

@@ -32,6 +32,19 @@ struct ScanScript {
         return out
     }
 
+    /// An mpu6050 scan with accelerometer, gyroscope and timestamp enabled: accel x/y/z
+    /// (index 0–2) and anglvel x/y/z (4–6) as be:s16 in bytes 0–11, padding to the 8-byte
+    /// alignment of the le:s64 timestamp (index 7) in bytes 16–23: 24 bytes.
+    static func mpu6050Scan(accel: [Int16], gyro: [Int16], nanoseconds: Int64) -> [UInt8] {
+        (accel + gyro).flatMap(bigEndian) + [0, 0, 0, 0] + littleEndian(nanoseconds)
+    }
+
+    /// One 3-axis le:s16 sensor plus timestamp (st_lsm6dsx): bytes 0–5, 2 bytes padding, the
+    /// le:s64 timestamp in 8–15: 16 bytes.
+    static func lsm6dsxScan(_ axes: [Int16], nanoseconds: Int64) -> [UInt8] {
+        axes.flatMap(littleEndian) + [0, 0] + littleEndian(nanoseconds)
+    }
+
     static func bigEndian(_ value: Int16) -> [UInt8] {
         let bits = UInt16(bitPattern: value)
         return [UInt8(bits >> 8), UInt8(bits & 0xFF)]
