@@ -59,7 +59,7 @@ public struct SourceRequest: Sendable, Hashable {
 
     /// Validates every period; a period outside 10–100 ms is an error, never silently clamped.
     public init(_ periods: [SensorKind: Double]) throws(SourceError) {
-        for (kind, period) in periods where !(Self.periodRange.contains(period)) {
+        for (kind, period) in periods.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where !(Self.periodRange.contains(period)) {
             throw .invalidPeriod(kind: kind, period: period)
         }
         self.periods = periods

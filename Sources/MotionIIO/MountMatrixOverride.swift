@@ -19,16 +19,18 @@ public struct MountMatrixOverride: Sendable, Hashable {
     /// `mpu6050/gyroscope=...`.
     public init(parsing text: String) throws(MountMatrixOverrideError) {
         guard let equals = text.firstIndex(of: "=") else { throw .init("'\(text)': expected [DEVICE/]KIND=MATRIX") }
-        let target = text[..<equals]
-        let kindName: Substring
+        let target = text[..<equals].trimmingCharacters(in: .whitespaces)
+        let kindName: String
         if let slash = target.lastIndex(of: "/") {
-            device = String(target[..<slash])
-            kindName = target[target.index(after: slash)...]
+            let name = target[..<slash].trimmingCharacters(in: .whitespaces)
+            guard !name.isEmpty else { throw .init("'\(text)': empty device name before '/'") }
+            device = name
+            kindName = target[target.index(after: slash)...].trimmingCharacters(in: .whitespaces)
         } else {
             device = nil
             kindName = target
         }
-        guard let kind = SensorKind(rawValue: String(kindName)) else {
+        guard let kind = SensorKind(rawValue: kindName) else {
             throw .init("'\(kindName)' is not a sensor kind (accelerometer, gyroscope, magnetometer)")
         }
         self.kind = kind

@@ -46,20 +46,28 @@ public final class ReplaySource: MotionSource, @unchecked Sendable {
     public func start(_ request: SourceRequest, queue target: DispatchQueue, handler: @escaping SourceHandler) throws(SourceError) {
         queue.sync {
             delivery = (target, handler)
-            kinds = Set(request.periods.keys)
+            kinds = []
             next = 0
             origin = BootClock.now() - trace.records[0].time
-            for kind in kinds.sorted(by: { $0.rawValue < $1.rawValue }) {
-                let available = trace.kinds.contains(kind)
-                let reason = available ? "replaying \(uri)" : "\(uri) has no \(kind) columns"
-                target.async { handler(.availability(kind, SensorAvailability(isAvailable: available, reason: reason))) }
-            }
+            select(Set(request.periods.keys))
             pump()
         }
     }
 
     public func update(_ request: SourceRequest) throws(SourceError) {
-        queue.sync { kinds = Set(request.periods.keys) }
+        queue.sync { select(Set(request.periods.keys)) }
+    }
+
+    /// Sets the kinds to emit, announcing the ones newly requested.
+    private func select(_ requested: Set<SensorKind>) {
+        guard let delivery else { return }
+        for kind in requested.subtracting(kinds).sorted(by: { $0.rawValue < $1.rawValue }) {
+            let available = trace.kinds.contains(kind) && next < trace.records.count
+            let reason = !trace.kinds.contains(kind) ? "\(uri) has no \(kind) columns"
+                : available ? "replaying \(uri)" : "replay of \(uri) finished"
+            delivery.queue.async { delivery.handler(.availability(kind, SensorAvailability(isAvailable: available, reason: reason))) }
+        }
+        kinds = requested
     }
 
     public func stop() {

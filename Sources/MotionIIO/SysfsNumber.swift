@@ -8,7 +8,9 @@ public enum SysfsNumber {
     /// Parses a decimal or integer attribute value; `nil` for anything else (or non-finite).
     public static func parse(_ text: String) -> Double? {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let value = Double(trimmed), value.isFinite else { return nil }
+        // The kernel prints decimal only; `Double` alone would also take "0x10", "nan", "inf".
+        guard trimmed.allSatisfy({ $0.isASCII && ($0.isNumber || "+-.eE".contains($0)) }),
+              let value = Double(trimmed), value.isFinite else { return nil }
         return value
     }
 

@@ -99,6 +99,28 @@ struct ReplaySourceTests {
         return log
     }
 
+    @Test("update() announces a newly requested kind before its samples")
+    func updateAnnounces() async throws {
+        let dir = try TempDirectory()
+        // 10 s long, so it is still playing however late the update comes on a loaded machine.
+        let rows = (0..<1000).map { String(format: "%.2f,0.1,0,0,0,0,9.80665", Double($0) / 100) }
+        let path = try dir.write("long.csv", (["t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z"] + rows).joined(separator: "\n") + "\n")
+        let source = try ReplaySource(path: path, pacing: .realtime)
+        let queue = DispatchQueue(label: "ReplaySourceTests.update")
+        let log = ReplayEventLog()
+        try source.start(SourceRequest([.accelerometer], period: 0.01), queue: queue) { log.append($0) }
+        try await Task.sleep(for: .milliseconds(100))
+        try source.update(SourceRequest([.accelerometer, .gyroscope], period: 0.01))
+        try await Task.sleep(for: .milliseconds(100))
+        source.stop()
+        queue.sync {}
+        let events = log.events
+        let announced = events.firstIndex { if case .availability(.gyroscope, let a) = $0 { return a.isAvailable } else { return false } }
+        let firstGyro = events.firstIndex { if case .sample(let s) = $0 { return s.kind == .gyroscope } else { return false } }
+        let announcedAt = try #require(announced)
+        if let firstGyro { #expect(announcedAt < firstGyro) }
+    }
+
     @Test("As fast as possible: 150 samples with the trace's timestamps, then finished")
     func asFastAsPossibleAllKinds() async throws {
         let dir = try TempDirectory()

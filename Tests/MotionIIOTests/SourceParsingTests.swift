@@ -278,9 +278,31 @@ struct SourceParsingTests {
     }
 
     @Test("sysfs numbers: decimal comma, empty and non-finite are rejected",
-          arguments: ["0,5", "", "\n", "nan", "inf", "-inf", "abc", "1 2"])
+          arguments: ["0,5", "", "\n", "nan", "inf", "-inf", "abc", "1 2", "0x10", "0X1p3"])
     func sysfsReject(text: String) {
         #expect(SysfsNumber.parse(text) == nil)
+    }
+
+    @Test("mount-matrix overrides tolerate spaces around names; an empty device name is an error")
+    func overrideSpacing() throws {
+        let spaced = try MountMatrixOverride(parsing: " mpu6050 / gyroscope = 1, 0, 0; 0, 1, 0; 0, 0, 1")
+        #expect(spaced.device == "mpu6050")
+        #expect(spaced.kind == .gyroscope)
+        #expect(throws: MountMatrixOverrideError.self) { try MountMatrixOverride(parsing: "/accelerometer=1, 0, 0; 0, 1, 0; 0, 0, 1") }
+    }
+
+    @Test("with several bad periods the error names the first kind in name order")
+    func deterministicPeriodError() {
+        // accelerometer < gyroscope < magnetometer
+        for _ in 0..<5 {
+            do {
+                _ = try SourceRequest([.magnetometer: 1, .gyroscope: 2, .accelerometer: 3])
+                Issue.record("accepted bad periods")
+            } catch {
+                guard case .invalidPeriod(let kind, let period) = error else { Issue.record("\(error)"); continue }
+                #expect(kind == .accelerometer && period == 3)
+            }
+        }
     }
 
     @Test("sysfs numbers are printed in the shortest form")
