@@ -13,6 +13,16 @@ public struct Matrix3: Sendable, Hashable, Codable, CustomStringConvertible {
         self.init(rows: Vector3(v[0], v[1], v[2]), Vector3(v[3], v[4], v[5]), Vector3(v[6], v[7], v[8]))
     }
 
+    /// Decoding requires exactly three rows, like every other way of making a matrix.
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let rows = try container.decode([Vector3].self, forKey: .rows)
+        guard rows.count == 3 else {
+            throw DecodingError.dataCorruptedError(forKey: .rows, in: container, debugDescription: "a 3×3 matrix needs 3 rows, found \(rows.count)")
+        }
+        self.rows = rows
+    }
+
     public static let identity = Matrix3(rows: Vector3(1, 0, 0), Vector3(0, 1, 0), Vector3(0, 0, 1))
 
     public subscript(row: Int, column: Int) -> Double { rows[row][column] }

@@ -83,13 +83,8 @@ public struct MountMatrix: Sendable, Hashable, Codable, CustomStringConvertible 
     /// The kernel text form, e.g. `1, 0, 0; 0, 1, 0; 0, 0, 1`.
     public var description: String {
         matrix.rows.map { row in
-            row.components.map(Self.format).joined(separator: ", ")
+            row.components.map(DecimalText.shortest).joined(separator: ", ")
         }.joined(separator: "; ")
-    }
-
-    private static func format(_ v: Double) -> String {
-        if v == v.rounded(), abs(v) < 1e15 { return String(Int(v)) }
-        return String(v)
     }
 }
 

@@ -2,8 +2,9 @@
 /// `t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z` in any order, extra columns
 /// ignored, gyroscope or magnetometer columns optional, SI units, inertial-navigation sign.
 ///
-/// A row whose time is missing or not a number, or with too few cells, is an error naming the
-/// line. A NaN sensor value (common in recordings) drops that sensor from that row only.
+/// A row whose time is missing, not a number or earlier than the row before, or with too few
+/// cells, is an error naming the line. A NaN sensor value (common in recordings) drops that
+/// sensor from that row only. Units: rad/s, m/s², µT.
 public enum TraceReader {
     /// The result of parsing: the records in file order and how many sensor readings were NaN.
     public struct Trace: Sendable {
@@ -39,6 +40,9 @@ public enum TraceReader {
             guard cells.count >= needed else { throw .shortRow(line: lineNumber, cells: cells.count, expected: needed) }
             guard let time = Double(cells[timeColumn].trimmingCharacters(in: .whitespaces)), time.isFinite else {
                 throw .badTime(line: lineNumber, text: String(cells[timeColumn]))
+            }
+            if let previous = records.last?.time, time < previous {
+                throw .timeGoesBack(line: lineNumber, time: time, previous: previous)
             }
             func vector(_ indices: [Int]?, _ factor: Double) throws(TraceError) -> Vector3? {
                 guard let indices else { return nil }
@@ -76,6 +80,7 @@ public enum TraceError: Error, Sendable, Equatable, CustomStringConvertible {
     case shortRow(line: Int, cells: Int, expected: Int)
     case badTime(line: Int, text: String)
     case badValue(line: Int, column: String, text: String)
+    case timeGoesBack(line: Int, time: Double, previous: Double)
 
     public var description: String {
         switch self {
@@ -85,6 +90,7 @@ public enum TraceError: Error, Sendable, Equatable, CustomStringConvertible {
         case .shortRow(let line, let cells, let expected): return "line \(line): \(cells) cells, expected at least \(expected)"
         case .badTime(let line, let text): return "line \(line): time '\(text)' is not a finite number"
         case .badValue(let line, let column, let text): return "line \(line): \(column) '\(text)' is not a number"
+        case .timeGoesBack(let line, let time, let previous): return "line \(line): time \(time) is earlier than the previous row's \(previous)"
         }
     }
 }

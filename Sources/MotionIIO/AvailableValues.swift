@@ -10,12 +10,12 @@ public enum AvailableValues: Sendable, Hashable, Codable, CustomStringConvertibl
     public init?(parsing text: String) {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.hasPrefix("[") && trimmed.hasSuffix("]") {
-            let parts = trimmed.dropFirst().dropLast().split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
+            let parts = trimmed.dropFirst().dropLast().split(whereSeparator: \.isWhitespace).compactMap { SysfsNumber.parse(String($0)) }
             guard parts.count == 3, parts[1] > 0, parts[0] <= parts[2] else { return nil }
             self = .range(min: parts[0], step: parts[1], max: parts[2])
         } else {
             let tokens = trimmed.split(whereSeparator: \.isWhitespace)
-            let values = tokens.compactMap { Double($0) }
+            let values = tokens.compactMap { SysfsNumber.parse(String($0)) }
             guard !values.isEmpty, values.count == tokens.count else { return nil }
             self = .list(values)
         }

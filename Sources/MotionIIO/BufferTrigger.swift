@@ -1,3 +1,5 @@
+import Glibc
+
 /// The trigger situation of a buffered device.
 ///
 /// Drivers name their data-ready trigger `<name>-dev<N>` (inv_mpu6050, HID: `accel_3d-dev0`)
@@ -17,7 +19,10 @@ enum BufferTrigger {
         do {
             current = try device.currentTrigger()
         } catch {
-            return .notSupported
+            // ENOENT: no trigger/current_trigger at all. Anything else (an attached trigger this
+            // context does not list): treat as unattached and look for the device's own.
+            if error.code == ENOENT { return .notSupported }
+            current = nil
         }
         if let current { return .attached(current.name ?? current.id) }
         guard let name = device.name else { return .none }

@@ -23,7 +23,7 @@ final class BufferedReader: DeviceReader, @unchecked Sendable {
 
         var description: String {
             switch self {
-            case .busy(let how): return "the buffer is busy (\(how)); another consumer such as iio-sensor-proxy holds it"
+            case .busy(let how): return "the buffer is in use by another program such as iio-sensor-proxy (\(how))"
             case .noData(let seconds): return "the buffer produced no data within \(Int(seconds * 1000)) ms"
             case .failed(let error): return "the buffer could not be set up: \(error)"
             }
@@ -35,14 +35,14 @@ final class BufferedReader: DeviceReader, @unchecked Sendable {
 
     let mode = ReadMode.buffered
     private let device: IIODevice
-    private let sensors: [SensorDescriptor]
-    private let period: Double
     private let output: ReaderOutput
     private let logger: Logger
     private let buffer: IIOBuffer
     private let attachedTrigger: Bool
-    /// Added to kernel timestamps to get boot time (non-zero when the clock could not be set).
-    private let clockOffset: Double?
+    /// The clock of the kernel timestamps (`boottime` once set); `nil` to stamp samples on
+    /// arrival (no timestamp channel, an unknown clock, or a remote device whose clock is not
+    /// this machine's).
+    private let clock: String?
     /// Per sensor: the byte offset of each axis in a scan, and the channels to decode.
     private let layout: [(sensor: SensorDescriptor, channels: [IIOChannel], offsets: [Int])]
     private let timestamp: (channel: IIOChannel, offset: Int)?
@@ -55,15 +55,17 @@ final class BufferedReader: DeviceReader, @unchecked Sendable {
     /// Sets up the buffer and probes it; throws a ``Fallback`` when polling must be used.
     init(device: IIODevice, sensors: [SensorDescriptor], period: Double, devices: [IIODevice], output: ReaderOutput, logger: Logger) throws(Fallback) {
         self.device = device
-        self.sensors = sensors
-        self.period = period
         self.output = output
         self.logger = logger
 
-        if let enable = try? device.readBuffer("enable"), enable == "1" {
-            throw .busy("buffer/enable is already 1")
+        switch BufferOwnership.check(device) {
+        case .free: break
+        case .held(let how): throw .busy(how)
+        case .abandoned:
+            // libiio disables and reconfigures it when opening.
+            logger.notice("the buffer of \(device) was left enabled by a program that is gone; taking it over")
         }
-        clockOffset = Self.setTimestampClock(device, logger: logger)
+        clock = device.context.isLocal ? Self.setTimestampClock(device, logger: logger) : nil
 
         var attached = false
         if case .available(let trigger) = BufferTrigger.find(for: device, among: devices) {
@@ -75,7 +77,7 @@ final class BufferedReader: DeviceReader, @unchecked Sendable {
             }
         }
         attachedTrigger = attached
-        SamplingRate.apply(period: period, to: device, attribute: sensors.first?.samplingFrequency, logger: logger)
+        SamplingRate.apply(period: period, to: device, sensors: sensors, logger: logger)
 
         var channels: [[IIOChannel]] = []
         for sensor in sensors {
@@ -97,8 +99,25 @@ final class BufferedReader: DeviceReader, @unchecked Sendable {
             throw .failed(error)
         }
         self.buffer = buffer
-        layout = zip(sensors, channels).map { sensor, chans in (sensor, chans, chans.map { buffer.offset(of: $0) }) }
-        timestamp = timestampChannel.map { ($0, buffer.offset(of: $0)) }
+        // Every axis must sit inside the scan, or decoding would read past it.
+        func place(_ channel: IIOChannel) -> Int? {
+            guard let offset = buffer.offset(of: channel), offset >= 0,
+                  offset + channel.format.storageBits / 8 * channel.format.repeats <= buffer.step else { return nil }
+            return offset
+        }
+        var layout: [(sensor: SensorDescriptor, channels: [IIOChannel], offsets: [Int])] = []
+        for (sensor, chans) in zip(sensors, channels) {
+            let offsets = chans.compactMap(place)
+            guard chans.count == 3, offsets.count == 3 else {
+                self.layout = []
+                timestamp = nil
+                teardown()
+                throw .failed(IIOError(code: EINVAL, operation: "lay out the \(sensor.kind) channels in the scans of \(device)"))
+            }
+            layout.append((sensor, chans, offsets))
+        }
+        self.layout = layout
+        timestamp = timestampChannel.flatMap { channel in place(channel).map { (channel, $0) } }
 
         let hasData: Bool
         do {
@@ -151,22 +170,33 @@ final class BufferedReader: DeviceReader, @unchecked Sendable {
         pending.forEach { output.emit(.sample($0)) }
         pending = []
         var episode = FaultEpisode()
+        var failingSince: Double?
         while !stopping.load(ordering: .acquiring) {
             do {
                 try buffer.refill { scan in decode(scan).forEach { output.emit(.sample($0)) } }
+                failingSince = nil
                 if let count = episode.recovered() {
                     logger.notice("buffer of \(device) delivers again after \(count) failed reads")
                 }
             } catch {
                 if stopping.load(ordering: .acquiring) { break }
                 if error.isDeviceGone {
-                    output.lost(error)
+                    output.lost(error.description)
+                    break
+                }
+                let now = BootClock.now()
+                let since = failingSince ?? now
+                failingSince = since
+                if now - since >= Self.lossAfter {
+                    output.lost("no data from the buffer for \(Int(Self.lossAfter)) s, last: \(error)")
                     break
                 }
                 if episode.occurred() {
                     let what = error.isTimeout ? "no data from the buffer of \(device) within the context timeout" : error.description
                     logger.warning("\(what); still waiting, logging again when data flows")
                 }
+                // A timeout already waited; any other error may return at once: do not spin.
+                if !error.isTimeout { usleep(100_000) }
             }
         }
     }
@@ -174,8 +204,9 @@ final class BufferedReader: DeviceReader, @unchecked Sendable {
     /// The samples of one scan, one per sensor, all with the scan's timestamp.
     private func decode(_ scan: UnsafeRawPointer) -> [Sample] {
         let time: Double
-        if let timestamp, let clockOffset {
-            time = Double(timestamp.channel.decode(scan + timestamp.offset)) / 1e9 + clockOffset
+        if let timestamp, let clock, let offset = BootClock.offset(fromClockNamed: clock) {
+            // The offset is taken per scan: realtime steps and monotonic misses suspends.
+            time = Double(timestamp.channel.decode(scan + timestamp.offset)) / 1e9 + offset
         } else {
             time = BootClock.now()
         }
@@ -188,10 +219,12 @@ final class BufferedReader: DeviceReader, @unchecked Sendable {
         }
     }
 
-    /// Writes `boottime` to `current_timestamp_clock` where it exists; returns the offset that
-    /// turns kernel timestamps into boot time, or `nil` when they cannot be trusted.
-    private static func setTimestampClock(_ device: IIODevice, logger: Logger) -> Double? {
-        guard let current = try? device.read("current_timestamp_clock") else { return 0 }
+    /// Writes `boottime` to `current_timestamp_clock` where it exists and returns the clock the
+    /// kernel timestamps are in, or `nil` when it is unknown (samples are stamped on arrival).
+    private static func setTimestampClock(_ device: IIODevice, logger: Logger) -> String? {
+        // Devices without the attribute have no timestamp channel, or stamp in realtime (the
+        // kernel default before 4.5); without the attribute there is no way to know.
+        guard let current = try? device.read("current_timestamp_clock") else { return nil }
         if current != "boottime" {
             do {
                 try device.write("current_timestamp_clock", "boottime")
@@ -200,11 +233,11 @@ final class BufferedReader: DeviceReader, @unchecked Sendable {
             }
         }
         let clock = (try? device.read("current_timestamp_clock")) ?? current
-        guard let offset = BootClock.offset(fromClockNamed: clock) else {
+        guard BootClock.clockID(named: clock) != nil else {
             logger.warning("\(device) timestamps use unknown clock '\(clock)'; stamping samples on arrival instead")
             return nil
         }
-        return offset
+        return clock
     }
 
     private var tornDown = false

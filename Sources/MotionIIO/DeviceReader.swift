@@ -5,16 +5,24 @@ protocol DeviceReader: AnyObject, Sendable {
     var mode: ReadMode { get }
     /// Starts delivering samples.
     func start()
-    /// Stops reading and restores what it changed; returns once no more samples will be emitted.
+    /// Stops reading: the buffer, channels and any trigger it attached are released (a sampling
+    /// frequency or timestamp clock it set stays). Returns once no more samples will be emitted.
     func stop()
+}
+
+extension DeviceReader {
+    /// How long a device may fail continuously (errors or no data) before it counts as lost,
+    /// so a rescan reopens it (and a dead iiod connection is replaced).
+    static var lossAfter: Double { 5 }
 }
 
 /// Where readers send what they find; both closures hop to the right queue themselves.
 struct ReaderOutput: Sendable {
     /// Delivers an event to the source's consumer.
     var emit: @Sendable (SourceEvent) -> Void
-    /// Reports that the device stopped answering (removed, ENODEV, EIO).
-    var lost: @Sendable (IIOError) -> Void
+    /// Reports, with the reason, that the device stopped answering: removed (ENODEV, EIO), or
+    /// failing for ``DeviceReader/lossAfter`` seconds.
+    var lost: @Sendable (String) -> Void
 }
 
 /// A failed read of one sensor.

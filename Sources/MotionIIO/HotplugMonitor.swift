@@ -13,8 +13,6 @@ public final class HotplugMonitor: @unchecked Sendable {
         public var sysname: String
     }
 
-    private let udev: OpaquePointer
-    private let monitor: OpaquePointer
     private let source: DispatchSourceRead
 
     /// Starts monitoring; `handler` runs on `queue`. Returns `nil` when udev is unavailable
@@ -31,11 +29,10 @@ public final class HotplugMonitor: @unchecked Sendable {
             udev_unref(udev)
             return nil
         }
-        self.udev = udev
-        self.monitor = monitor
         let fd = udev_monitor_get_fd(monitor)
         source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         let monitorPointer = UnsafeSendable(monitor)
+        let udevPointer = UnsafeSendable(udev)
         source.setEventHandler {
             while let device = udev_monitor_receive_device(monitorPointer.value) {
                 defer { udev_device_unref(device) }
@@ -43,13 +40,16 @@ public final class HotplugMonitor: @unchecked Sendable {
                 handler(Event(action: String(cString: action), sysname: String(cString: name)))
             }
         }
+        // The netlink socket may close only once Dispatch has let go of its descriptor.
+        source.setCancelHandler {
+            udev_monitor_unref(monitorPointer.value)
+            udev_unref(udevPointer.value)
+        }
         source.resume()
     }
 
     deinit {
         source.cancel()
-        udev_monitor_unref(monitor)
-        udev_unref(udev)
     }
 }
 

@@ -69,10 +69,16 @@ public final class IIOBuffer: @unchecked Sendable {
         }
     }
 
+    /// Bytes per scan.
+    public var step: Int {
+        guard let pointer else { return 0 }
+        return iio_buffer_step(pointer)
+    }
+
     /// Byte offset of `channel`'s data within each scan (the kernel's scan layout, as libiio
-    /// computed it from the enabled channels).
-    public func offset(of channel: IIOChannel) -> Int {
-        guard let pointer, let start = iio_buffer_start(pointer), let first = iio_buffer_first(pointer, channel.pointer) else { return 0 }
+    /// computed it from the enabled channels); `nil` when libiio cannot say.
+    public func offset(of channel: IIOChannel) -> Int? {
+        guard let pointer, let start = iio_buffer_start(pointer), let first = iio_buffer_first(pointer, channel.pointer) else { return nil }
         return first - start
     }
 }

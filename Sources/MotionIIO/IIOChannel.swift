@@ -57,7 +57,6 @@ public struct IIOChannel: @unchecked Sendable, CustomStringConvertible {
 
     public func enable() { iio_channel_enable(pointer) }
     public func disable() { iio_channel_disable(pointer) }
-    public var isEnabled: Bool { iio_channel_is_enabled(pointer) }
 
     /// Decodes this channel's value from its data in a scan: libiio byte-swaps, shifts, masks to the real
     /// bits and sign-extends (`iio_channel_convert`); the result is the raw integer.

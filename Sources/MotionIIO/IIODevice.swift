@@ -27,20 +27,9 @@ public struct IIODevice: @unchecked Sendable, CustomStringConvertible {
         return Int(id[id.index(after: colon)...])
     }
 
-    public var channels: [IIOChannel] {
-        (0..<iio_device_get_channels_count(pointer)).compactMap { index in
-            iio_device_get_channel(pointer, index).map { IIOChannel(pointer: $0, device: self) }
-        }
-    }
-
     /// The input channel with the given libiio id (`accel_x`, `timestamp`).
     public func inputChannel(_ id: String) -> IIOChannel? {
         iio_device_find_channel(pointer, id, false).map { IIOChannel(pointer: $0, device: self) }
-    }
-
-    /// Names of the device-level attributes libiio found.
-    public var attributeNames: [String] {
-        (0..<iio_device_get_attrs_count(pointer)).compactMap { iio_device_get_attr(pointer, $0).map { String(cString: $0) } }
     }
 
     /// Reads a device attribute as text, trailing whitespace removed.

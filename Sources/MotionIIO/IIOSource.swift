@@ -39,8 +39,12 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         var sensors: [SensorDescriptor]
         var period: Double
         var reader: DeviceReader
+        var identity: ReaderIdentity
         var kinds: Set<SensorKind> { Set(sensors.map(\.kind)) }
     }
+
+    /// Tells one reader from the one that replaced it on the same device.
+    private final class ReaderIdentity: Sendable {}
 
     public init(uri: String, discovery: SensorDiscovery = SensorDiscovery(), logger: Logger) {
         self.uri = uri
@@ -108,8 +112,11 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         // Per device: the sensors wanted from it and the fastest period asked of it.
         var desired: [String: (sensors: [SensorDescriptor], period: Double)] = [:]
         for (kind, period) in wanted.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            // Keep the sensor being read unless discovery now prefers another (the display
+            // accelerometer came back after the base one stood in).
             let current = readers.values.lazy.flatMap(\.sensors).first { $0.kind == kind }
-            guard let sensor = current ?? found?.primary(kind) else { continue }
+            let preferred = found?.primary(kind)
+            guard let sensor = preferred.map({ current?.device == $0.device ? current! : $0 }) ?? current else { continue }
             var entry = desired[sensor.device] ?? ([], period)
             entry.sensors.append(sensor)
             entry.period = min(entry.period, period)
@@ -131,7 +138,13 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         do {
             let context = try IIOContext(uri: uri)
             self.context = context
-            found = discovery.discover(context)
+            // Devices being read are not probed again (drivers refuse `_raw` reads while their
+            // buffer runs): their previous descriptors stand.
+            var keep: [String: [SensorDescriptor]] = [:]
+            for (deviceID, active) in readers {
+                keep[deviceID] = found?.sensors.filter { $0.device == deviceID } ?? active.sensors
+            }
+            found = discovery.discover(context, keeping: keep)
         } catch {
             context = nil
             found = nil
@@ -154,12 +167,14 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
 
     private func startReader(_ deviceID: String, sensors: [SensorDescriptor], period: Double) {
         guard let context, let device = context.device(named: deviceID), let delivery else { return }
-        // Samples go straight to the consumer's queue: a rescan here never delays them.
+        // Samples go straight to the consumer's queue: a rescan here never delays them. A loss
+        // names its reader, so a late report cannot stop the reader that replaced it.
+        let identity = ReaderIdentity()
         let output = ReaderOutput(
             emit: { event in delivery.queue.async { delivery.handler(event) } },
-            lost: { [weak self] error in
+            lost: { [weak self] reason in
                 guard let self else { return }
-                queue.async { self.lost(deviceID, error) }
+                queue.async { self.lost(deviceID, reason, identity: identity) }
             })
         let what = sensors.map(\.kind.rawValue).joined(separator: ", ")
         var buffered: BufferedReader?
@@ -172,7 +187,7 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         }
         let reader: DeviceReader = buffered ?? PollingReader(device: device, sensors: sensors, period: period, output: output, logger: logger)
         logger.info("reading \(what) from \(device), \(reader.mode), every \(SysfsNumber.format(period * 1000)) ms")
-        readers[deviceID] = ActiveReader(sensors: sensors, period: period, reader: reader)
+        readers[deviceID] = ActiveReader(sensors: sensors, period: period, reader: reader, identity: identity)
         // Availability is announced before the first sample can arrive.
         for sensor in sensors {
             setAvailability(sensor.kind, SensorAvailability(isAvailable: true, reason: "reading \(sensor.summary)", mode: reader.mode))
@@ -180,23 +195,26 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         reader.start()
     }
 
-    /// A reader's device is gone: `why` is the read error, or `nil` for a udev removal.
-    private func lost(_ deviceID: String, _ error: IIOError?) {
-        guard let active = readers.removeValue(forKey: deviceID) else { return }
+    /// A reader's device is gone: `reason` is what its reader saw, or `nil` for a udev removal.
+    private func lost(_ deviceID: String, _ reason: String?, identity: ReaderIdentity? = nil) {
+        guard let active = readers[deviceID], identity == nil || active.identity === identity else { return }
+        readers[deviceID] = nil
         active.reader.stop()
-        let reason = error.map { "\(deviceID) stopped answering: \($0.message)" } ?? "\(deviceID) was removed (udev)"
-        let message: Logger.Message = "lost \(active.kinds.map(\.rawValue).sorted().joined(separator: ", ")) on \(deviceID): \(error?.description ?? "udev removed it"); waiting for the device to come back"
+        let message: Logger.Message = "lost \(active.kinds.map(\.rawValue).sorted().joined(separator: ", ")) on \(deviceID): \(reason ?? "udev removed it"); waiting for the device to come back"
         if lostDevices.insert(deviceID).inserted {
             logger.warning(message)
         } else {
             logger.debug(message)
         }
+        let why = reason.map { "\(deviceID) stopped answering: \($0)" } ?? "\(deviceID) was removed (udev)"
         for kind in active.kinds {
-            setAvailability(kind, SensorAvailability(isAvailable: false, reason: reason))
+            setAvailability(kind, SensorAvailability(isAvailable: false, reason: why))
         }
         // No immediate restart: a device that still lists but fails would spin. A udev add or
-        // the backoff retry rescans.
-        found = nil
+        // a retry, from the shortest delay again, rescans.
+        retry?.cancel()
+        retry = nil
+        retryDelay = Self.minimumRetryDelay
         scheduleRetryIfNeeded()
     }
 

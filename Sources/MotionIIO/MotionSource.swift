@@ -67,7 +67,7 @@ public struct SourceRequest: Sendable, Hashable {
 
     /// The same period for several kinds.
     public init(_ kinds: some Sequence<SensorKind>, period: Double) throws(SourceError) {
-        try self.init(Dictionary(uniqueKeysWithValues: kinds.map { ($0, period) }))
+        try self.init(Dictionary(kinds.map { ($0, period) }, uniquingKeysWith: { first, _ in first }))
     }
 
     public static let none = try! SourceRequest([:])

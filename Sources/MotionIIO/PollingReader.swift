@@ -17,12 +17,16 @@ final class PollingReader: DeviceReader, @unchecked Sendable {
     private let queue: DispatchQueue
     // Confined to `queue`.
     private var timer: DispatchSourceTimer?
-    private var episode = FaultEpisode()
+    /// One per sensor, so one failing sensor does not make another's recovery noisy.
+    private var episodes: [FaultEpisode]
+    /// Boot time since which every read has failed, if they do.
+    private var failingSince: Double?
 
     init(device: IIODevice, sensors: [SensorDescriptor], period: Double, output: ReaderOutput, logger: Logger) {
         self.device = device
         self.sensors = sensors
         channels = sensors.map { sensor in sensor.axes.compactMap { device.inputChannel($0.id) } }
+        episodes = Array(repeating: FaultEpisode(), count: sensors.count)
         self.period = period
         self.output = output
         self.logger = logger
@@ -31,7 +35,7 @@ final class PollingReader: DeviceReader, @unchecked Sendable {
 
     func start() {
         queue.sync {
-            SamplingRate.apply(period: period, to: device, attribute: sensors.first?.samplingFrequency, logger: logger)
+            SamplingRate.apply(period: period, to: device, sensors: sensors, logger: logger)
             let timer = DispatchSource.makeTimerSource(queue: queue)
             timer.schedule(deadline: .now(), repeating: period, leeway: .milliseconds(1))
             timer.setEventHandler { [unowned self] in tick() }
@@ -48,26 +52,44 @@ final class PollingReader: DeviceReader, @unchecked Sendable {
     }
 
     private func tick() {
-        for (sensor, axes) in zip(sensors, channels) {
+        var anySucceeded = false
+        var lastFault: ReadFault?
+        for (index, (sensor, axes)) in zip(sensors, channels).enumerated() {
             do {
                 let raw = try read(axes)
                 let sample = Sample(kind: sensor.kind, timestamp: BootClock.now(), vector: sensor.conversion.convert(raw: raw))
                 output.emit(.sample(sample))
-                if let count = episode.recovered() {
-                    logger.notice("\(device) reads again after \(count) failed reads")
+                anySucceeded = true
+                if let count = episodes[index].recovered() {
+                    logger.notice("\(sensor.kind) on \(device) reads again after \(count) failed reads")
                 }
             } catch {
                 if case .io(let io) = error, io.isDeviceGone {
-                    timer?.cancel()
-                    timer = nil
-                    output.lost(io)
+                    giveUp(error.description)
                     return
                 }
-                if episode.occurred() {
+                lastFault = error
+                if episodes[index].occurred() {
                     logger.warning("polling \(sensor.kind) on \(device) failed: \(error); retrying every period, logging again when it recovers")
                 }
             }
         }
+        let now = BootClock.now()
+        if anySucceeded {
+            failingSince = nil
+        } else if let lastFault {
+            let since = failingSince ?? now
+            failingSince = since
+            if now - since >= Self.lossAfter {
+                giveUp("every read failed for \(Int(Self.lossAfter)) s, last: \(lastFault)")
+            }
+        }
+    }
+
+    private func giveUp(_ reason: String) {
+        timer?.cancel()
+        timer = nil
+        output.lost(reason)
     }
 
     private func read(_ axes: [IIOChannel]) throws(ReadFault) -> Vector3 {

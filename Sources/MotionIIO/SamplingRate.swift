@@ -7,22 +7,30 @@ import Logging
 /// itself when the current value is slower. This also lifts devices that default to 0–1 Hz
 /// (which never produce buffered data or block sysfs reads), as iio-sensor-proxy's fix-up does.
 enum SamplingRate {
+    /// Sets every distinct frequency attribute of `sensors` (one per type on HID hubs and
+    /// bmi160-like chips, one for the whole device elsewhere).
+    static func apply(period: Double, to device: IIODevice, sensors: [SensorDescriptor], logger: Logger) {
+        var seen = Set<String>()
+        for attribute in sensors.compactMap(\.samplingFrequency) where seen.insert(attribute.attribute).inserted {
+            apply(period: period, to: device, attribute: attribute, logger: logger)
+        }
+    }
+
     /// Writes the frequency if it needs changing; returns the frequency in force, if known.
     @discardableResult
-    static func apply(period: Double, to device: IIODevice, attribute: SensorDescriptor.SamplingFrequency?, logger: Logger) -> Double? {
-        guard let attribute else { return nil }
+    private static func apply(period: Double, to device: IIODevice, attribute: SensorDescriptor.SamplingFrequency, logger: Logger) -> Double? {
         let wanted = 1 / period
         let target: Double
         if let available = attribute.available {
             target = available.choose(atLeast: wanted)
-        } else if let current = attribute.current, current >= wanted - 1e-9 {
-            return current
         } else {
             target = wanted.rounded(.up)
         }
         let channel = attribute.channel.flatMap(device.inputChannel)
         let current = (channel.map { try? $0.read("sampling_frequency") } ?? (try? device.read("sampling_frequency"))).flatMap(SysfsNumber.parse)
         if let current, abs(current - target) < 1e-6 { return current }
+        // Without a list, a device already at least as fast as wanted is left alone.
+        if attribute.available == nil, let current, current >= wanted - 1e-9 { return current }
         do throws(IIOError) {
             if let channel {
                 try channel.write("sampling_frequency", SysfsNumber.format(target))

@@ -32,10 +32,16 @@ public struct SensorDiscovery: Sendable {
         }
     }
 
-    public func discover(_ context: IIOContext) -> Result {
+    /// Discovers every device of `context`; devices named in `keeping` are not probed and
+    /// their given descriptors are used (they are being read right now).
+    public func discover(_ context: IIOContext, keeping: [String: [SensorDescriptor]] = [:]) -> Result {
         var result = Result(sensors: [], skipped: [])
         let devices = context.devices
         for device in devices where !device.isTrigger {
+            if let kept = keeping[device.id] {
+                result.sensors += kept
+                continue
+            }
             let udev = useUdev && context.isLocal ? UdevDevice(iioDevice: device.id) : nil
             for kind in SensorKind.allCases {
                 do {
@@ -78,7 +84,11 @@ public struct SensorDiscovery: Sendable {
             offset[index] = offsetFound?.value ?? 0
             let hasRaw = channel.filename(of: "raw") != nil
             if hasRaw {
-                _ = try readNumber("\(prefix)_raw") { () throws(IIOError) in try channel.read("raw") }
+                // EBUSY: the driver refuses direct reads while another program's buffer runs;
+                // the channel is there all the same.
+                _ = try readNumber("\(prefix)_raw") { () throws(IIOError) in
+                    do throws(IIOError) { return try channel.read("raw") } catch where error.isBusy { return "0" }
+                }
             } else if !channel.isScanElement {
                 throw Skip(reason: "\(prefix) has neither a \(prefix)_raw attribute nor a scan element")
             }
@@ -197,18 +207,26 @@ public struct SensorDiscovery: Sendable {
         guard channels.allSatisfy(\.isScanElement) else {
             return (.polling, "no scan elements for \(channels.map(\.sysfsPrefix).joined(separator: "/")): sysfs polling", nil)
         }
-        if (try? device.readBuffer("enable")) == "1" {
-            return (.polling, "the buffer is already enabled by another consumer (such as iio-sensor-proxy): sysfs polling", nil)
+        if let odd = channels.first(where: { $0.format.repeats != 1 || $0.format.storageBits > 64 }) {
+            return (.polling, "scan element \(odd.sysfsPrefix) has an unsupported format \(odd.format): sysfs polling", nil)
+        }
+        var note = ""
+        switch BufferOwnership.check(device) {
+        case .free: break
+        case .held(let how):
+            return (.polling, "the buffer is in use by another program such as iio-sensor-proxy (\(how)): sysfs polling", nil)
+        case .abandoned:
+            note = "; the buffer was left enabled by a program that is gone and will be taken over"
         }
         switch BufferTrigger.find(for: device, among: devices) {
         case .notSupported:
-            return (.buffered, "scan elements, no trigger needed", nil)
+            return (.buffered, "scan elements, no trigger needed" + note, nil)
         case .attached(let name):
-            return (.buffered, "scan elements, trigger \(name) attached", name)
+            return (.buffered, "scan elements, trigger \(name) attached" + note, name)
         case .available(let trigger):
-            return (.buffered, "scan elements, trigger \(trigger.name ?? trigger.id) will be attached", trigger.name)
+            return (.buffered, "scan elements, trigger \(trigger.name ?? trigger.id) will be attached" + note, trigger.name)
         case .none:
-            return (.buffered, "scan elements but no trigger found: the buffer is probed for data at start", nil)
+            return (.buffered, "scan elements but no trigger found: the buffer is probed for data at start" + note, nil)
         }
     }
 }

@@ -23,6 +23,7 @@ public final class SimulatedSource: MotionSource, @unchecked Sendable {
 
     public func start(_ request: SourceRequest, queue target: DispatchQueue, handler: @escaping SourceHandler) throws(SourceError) {
         queue.sync {
+            cancelTimers()
             delivery = (target, handler)
             startTime = BootClock.now()
             last = [:]
@@ -36,11 +37,19 @@ public final class SimulatedSource: MotionSource, @unchecked Sendable {
 
     public func stop() {
         queue.sync {
-            for (_, entry) in timers { entry.timer.cancel() }
-            timers = [:]
+            cancelTimers()
             delivery = nil
         }
     }
+
+    private func cancelTimers() {
+        for (_, entry) in timers { entry.timer.cancel() }
+        timers = [:]
+    }
+
+    /// At most this many seconds of missed samples are caught up (the timer's clock stops during
+    /// suspend, the boot clock does not): older grid points are skipped.
+    static let maximumCatchUp = 1.0
 
     private func apply(_ request: SourceRequest) {
         guard let delivery else { return }
@@ -60,6 +69,9 @@ public final class SimulatedSource: MotionSource, @unchecked Sendable {
                 let now = BootClock.now() - startTime
                 var samples: [Sample] = []
                 var time = last[kind]! + period
+                if now - time > Self.maximumCatchUp {
+                    time += ((now - time - Self.maximumCatchUp) / period).rounded(.up) * period
+                }
                 while time <= now {
                     samples.append(imu.sample(kind, at: time, timestamp: startTime + time))
                     last[kind] = time

@@ -1,4 +1,5 @@
 import Foundation
+import MotionCore
 
 /// Locale-independent number parsing and printing for sysfs attribute text.
 ///
@@ -16,7 +17,6 @@ public enum SysfsNumber {
 
     /// The shortest text that reads back as `value` (`50`, `12.5`), as written to sysfs.
     public static func format(_ value: Double) -> String {
-        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
-        return String(value)
+        DecimalText.shortest(value)
     }
 }

@@ -2,9 +2,8 @@ import CUDev
 import Glibc
 
 /// udev's view of one IIO device: its properties (from the kernel uevent and udev rules and
-/// hwdb, e.g. `ACCEL_MOUNT_MATRIX`, `ACCEL_LOCATION`) and its sysfs path.
+/// hwdb, e.g. `ACCEL_MOUNT_MATRIX`, `ACCEL_LOCATION`).
 public struct UdevDevice: Sendable {
-    public let syspath: String
     public let properties: [String: String]
 
     /// Looks up `iio:deviceN` in the udev database; `nil` when udev does not know it.
@@ -13,7 +12,6 @@ public struct UdevDevice: Sendable {
         defer { udev_unref(udev) }
         guard let device = udev_device_new_from_subsystem_sysname(udev, "iio", sysname) else { return nil }
         defer { udev_device_unref(device) }
-        syspath = String(cString: udev_device_get_syspath(device))
         var properties: [String: String] = [:]
         var entry = udev_device_get_properties_list_entry(device)
         while let current = entry {

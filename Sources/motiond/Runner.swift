@@ -29,6 +29,9 @@ final class Runner: @unchecked Sendable {
     }
 
     func run() throws -> Never {
+        // A closed output pipe (`| head`) is an error to handle, not a reason to die before
+        // the buffers are disabled.
+        Glibc.signal(SIGPIPE, SIG_IGN)
         for signal in [SIGINT, SIGTERM] {
             Glibc.signal(signal, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signal, queue: pipeline)
@@ -65,7 +68,12 @@ final class Runner: @unchecked Sendable {
             break // printed below
         }
         guard let writer else { return }
-        FileHandle.standardOutput.write(Data((writer.line(for: event) + "\n").utf8))
+        do {
+            try FileHandle.standardOutput.write(contentsOf: Data((writer.line(for: event) + "\n").utf8))
+        } catch {
+            finish("standard output closed")
+            return
+        }
         if case .sample = event {
             printed += 1
             if let count, printed >= count { finish("printed \(count) samples") }

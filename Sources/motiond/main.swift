@@ -51,7 +51,7 @@ struct Motiond: ParsableCommand {
 
     func validate() throws {
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
-        if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
+        if let duration, !(duration.isFinite && duration > 0) { throw ValidationError("--duration must be a positive number of seconds") }
     }
 
     func run() throws {

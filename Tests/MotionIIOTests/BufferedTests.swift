@@ -112,25 +112,28 @@ struct BufferedTests {
         }
     }
 
-    @Test("a busy buffer (enabled by another consumer) is left alone: polling instead")
-    func busyBufferPolls() async throws {
+    @Test("a buffer a dead program left enabled is taken over and disabled again at stop")
+    func abandonedBufferTakenOver() async throws {
         let dir = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let path = dir.appendingPathComponent("busy.umockdev").path
+        let path = dir.appendingPathComponent("abandoned.umockdev").path
         try Emulation.fixtureText("mpu6050.umockdev").replacingOccurrences(of: "A: buffer/enable=0", with: "A: buffer/enable=1")
             .write(toFile: path, atomically: true, encoding: .utf8)
         var script = ScanScript()
-        script.read(Array(repeating: 0x55, count: 24), delay: 1)
+        for i in 0..<5 {
+            script.read(ScanScript.mpu6050Scan(accel: [0, 0, 2000], gyro: [0, 0, 0], nanoseconds: Int64(3_000_000_000 + i * 10_000_000)), delay: 5)
+        }
         let output = try await Emulation.motiond(
             fixturePath: path, scripts: ["/dev/iio:device0": try scriptFile(script, in: dir)],
-            ["--print-samples", "--json", "--count", "2", "--sensors", "accelerometer"],
+            ["--print-samples", "--json", "--count", "10", "--sensors", "accelerometer", "gyroscope", "--interval", "0.01"],
             after: "tr -d '\\000' < /sys/bus/iio/devices/iio:device0/buffer/enable")
-        #expect(output.availability("accelerometer").first?.mode == "polling")
-        // Polled values (see PollingTests.mpu6050Polled), not the 0x55 bytes of the script.
+        #expect(output.availability("accelerometer").first?.mode == "buffered")
+        #expect(output.stderr.contains("left enabled by a program that is gone; taking it over"))
+        // The scripted scans, not polled values: raw z 2000 × 0.000598 ÷ g.
         let first = try #require(output.samples("accelerometer").first)
-        #expect(abs(first.z - 9.797632 / Self.g) < 1e-9)
-        // motiond did not touch the other consumer's buffer.
-        #expect(output.stdout.components(separatedBy: "--- after ---\n").last?.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+        #expect(abs(first.z - 2000 * 0.000598 / Self.g) < 1e-12)
+        #expect(first.timestamp == 3)
+        #expect(output.stdout.components(separatedBy: "--- after ---\n").last?.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
     }
 
     @Test("a stalled buffer is logged once per episode, not once per attempt")

@@ -149,16 +149,35 @@ struct DiscoveryTests {
         #expect(listing.skipped.allSatisfy { $0.kind == .accelerometer && $0.driver != nil })
     }
 
-    @Test("a buffer already enabled by another consumer means polling, said in the listing")
-    func busyBuffer() async throws {
+    @Test("a buffer left enabled with nobody holding the device is planned for takeover, said in the listing")
+    func abandonedBuffer() async throws {
         let dir = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let busy = try Emulation.fixtureText("mpu6050.umockdev").replacingOccurrences(of: "A: buffer/enable=0", with: "A: buffer/enable=1")
-        let path = dir.appendingPathComponent("busy.umockdev").path
-        try busy.write(toFile: path, atomically: true, encoding: .utf8)
+        // buffer/enable = 1 but /dev/iio:device0 opens: the program that enabled it is gone
+        // (what a killed motiond leaves behind). A buffer really held elsewhere makes open()
+        // fail with EBUSY, which umockdev cannot emulate.
+        let abandoned = try Emulation.fixtureText("mpu6050.umockdev").replacingOccurrences(of: "A: buffer/enable=0", with: "A: buffer/enable=1")
+        let path = dir.appendingPathComponent("abandoned.umockdev").path
+        try abandoned.write(toFile: path, atomically: true, encoding: .utf8)
+        let listing = try await Emulation.listing(fixturePath: path)
+        #expect(listing.sensors.allSatisfy { $0.readMode == .buffered })
+        #expect(listing.sensors.allSatisfy { $0.readModeReason.contains("left enabled by a program that is gone") })
+    }
+
+    @Test("a buffer whose device node cannot be opened is left alone: polling")
+    func unopenableBuffer() async throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Enabled, and no /dev node at all (the N: line removed): motiond cannot tell who holds
+        // it, so it does not touch it.
+        let text = try Emulation.fixtureText("mpu6050.umockdev")
+            .replacingOccurrences(of: "A: buffer/enable=0", with: "A: buffer/enable=1")
+            .replacingOccurrences(of: "N: iio:device0\n", with: "")
+        let path = dir.appendingPathComponent("held.umockdev").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
         let listing = try await Emulation.listing(fixturePath: path)
         #expect(listing.sensors.allSatisfy { $0.readMode == .polling })
-        #expect(listing.sensors.allSatisfy { $0.readModeReason.contains("already enabled by another consumer") })
+        #expect(listing.sensors.allSatisfy { $0.readModeReason.contains("in use by another program") })
     }
 
     @Test("the text listing tells a person the same facts")
