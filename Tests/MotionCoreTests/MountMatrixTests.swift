@@ -160,3 +160,16 @@ struct MountMatrixCodingTests {
         #expect(try JSONDecoder().decode(MountMatrix.self, from: encoded) == good)
     }
 }
+
+@Suite("Matrix3 coding")
+struct Matrix3CodingTests {
+    @Test("a matrix with other than three rows does not decode")
+    func rowCount() {
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(Matrix3.self, from: Data(#"{"rows":[{"x":1,"y":0,"z":0},{"x":0,"y":1,"z":0}]}"#.utf8))
+        }
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(MountMatrix.self, from: Data(#"{"rows":[]}"#.utf8))
+        }
+    }
+}

@@ -242,3 +242,16 @@ struct TraceReaderTests {
         #expect(TraceError.badValue(line: 9, column: "acc_z", text: "?").description.hasPrefix("line 9: acc_z"))
     }
 }
+
+@Suite("TraceReader ordering")
+struct TraceReaderOrderingTests {
+    @Test("time going backwards is an error naming the line; equal times are allowed")
+    func timeGoesBack() throws {
+        let equal = try TraceReader.parse("t,acc_x,acc_y,acc_z\n1,0,0,9.80665\n1,0,0,9.80665\n2,0,0,9.80665\n")
+        #expect(equal.records.map(\.time) == [1, 1, 2])
+        // Line 1 is the header; the row with t = 1.5 after t = 2 is line 4.
+        #expect(throws: TraceError.timeGoesBack(line: 4, time: 1.5, previous: 2)) {
+            try TraceReader.parse("t,acc_x,acc_y,acc_z\n1,0,0,9.80665\n2,0,0,9.80665\n1.5,0,0,9.80665\n")
+        }
+    }
+}

@@ -136,6 +136,23 @@ struct BufferedTests {
         #expect(output.stdout.components(separatedBy: "--- after ---\n").last?.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
     }
 
+    @Test("output closed early (| head): motiond still disables the buffer and exits 0")
+    func closedPipe() async throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var script = ScanScript()
+        for i in 0..<200 {
+            script.read(ScanScript.mpu6050Scan(accel: [0, 0, 1000], gyro: [0, 0, 0], nanoseconds: Int64(i * 10_000_000)), delay: 5)
+        }
+        let output = try await Emulation.run(["umockdev-run", "-d", Emulation.fixture("mpu6050.umockdev"),
+                                              "-s", "/dev/iio:device0=\(try scriptFile(script, in: dir))", "--", "bash", "-c",
+                                              "\(Emulation.shellQuote(Emulation.motiond)) --print-samples --json --interval 0.01 | head -n 3 > /dev/null; "
+                                              + "echo status=${PIPESTATUS[0]}; echo enable=$(tr -d '\\000\\n' < /sys/bus/iio/devices/iio:device0/buffer/enable)"])
+        #expect(output.stdout.contains("status=0"), "\(output.stdout) \(output.stderr)")
+        #expect(output.stdout.contains("enable=0"))
+        #expect(output.stderr.contains("stopping: standard output closed"))
+    }
+
     @Test("a stalled buffer is logged once per episode, not once per attempt")
     func stallLoggedOnce() async throws {
         let dir = try Emulation.temporaryDirectory()

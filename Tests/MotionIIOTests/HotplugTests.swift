@@ -116,4 +116,24 @@ struct HotplugTests {
         #expect(daemon.stop() == 0)
         #expect(Date().timeIntervalSince(start) < 2)
     }
+
+    @Test("a sensor that starts returning garbage is logged once, then after 5 s reported unavailable; the other keeps going")
+    func garbageAtRuntime() async throws {
+        let testbed = Testbed()
+        try testbed.add(try Emulation.fixtureText("lsm6dsx.umockdev"))
+        let daemon = try startDaemon(testbed, duration: 25)
+        defer { daemon.terminate() }
+        #expect(await daemon.wait(timeout: 10) { $0.samples("gyro").count >= 5 })
+        testbed.setAttribute(Self.gyroSyspath, "in_anglvel_x_raw", "garbage\n")
+        #expect(await daemon.wait(timeout: 12) { $0.availability("gyroscope").last?.available == false })
+        let output = daemon.output
+        #expect(output.availability("gyroscope").last?.reason.contains("every read failed for 5 s") == true)
+        // One warning for the whole episode, not one per 20 ms tick.
+        #expect(output.stderr.components(separatedBy: "polling gyroscope on iio:device1 (lsm6dsl_gyro) failed").count - 1 == 1)
+        // The rescan that follows skips the device and says why.
+        #expect(await daemon.wait(timeout: 5) { $0.stderr.contains("in_anglvel_x_raw has unparseable value 'garbage'") })
+        let accel = daemon.output.samples("accelerometer").count
+        #expect(await daemon.wait(timeout: 5) { $0.samples("accelerometer").count > accel + 10 })
+        #expect(daemon.stop() == 0)
+    }
 }

@@ -124,6 +124,17 @@ struct PollingTests {
         #expect(span > 0.1 && span < 2)
     }
 
+    @Test("bad command lines are refused with a message, never a crash")
+    func badArguments() async throws {
+        let repeated = try await Emulation.run([Emulation.motiond, "--source", "sim:", "--sensors", "accelerometer", "accelerometer", "--count", "1", "--json"])
+        #expect(repeated.status == 0)
+        #expect(repeated.samples("accelerometer").count == 1)
+        let nan = try await Emulation.run([Emulation.motiond, "--source", "sim:", "--duration", "nan"])
+        #expect(nan.status != 0 && nan.stderr.contains("--duration must be a positive number of seconds"))
+        let uri = try await Emulation.run([Emulation.motiond, "--source", "usb:1"])
+        #expect(uri.status != 0 && uri.stderr.contains("unsupported source 'usb:1'"))
+    }
+
     @Test("a period outside 10–100 ms is an error, not a silent clamp")
     func periodRange() async throws {
         let output = try await Emulation.motiond(fixture: "ak8975.umockdev", ["--print-samples", "--interval", "0.5"])

@@ -46,6 +46,11 @@ final class Testbed {
         }
     }
 
+    /// Changes a sysfs attribute of a device while motiond runs.
+    func setAttribute(_ syspath: String, _ name: String, _ value: String) {
+        umockdev_testbed_set_attribute(pointer, syspath, name, value)
+    }
+
     /// Sends a uevent (`add`, `remove`, `change`) for a sysfs path such as `/sys/devices/…/iio:device1`.
     func uevent(_ syspath: String, _ action: String) {
         umockdev_testbed_uevent(pointer, syspath, action)
