@@ -116,9 +116,7 @@ struct BufferedTests {
     func abandonedBufferTakenOver() async throws {
         let dir = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let path = dir.appendingPathComponent("abandoned.umockdev").path
-        try Emulation.fixtureText("mpu6050.umockdev").replacingOccurrences(of: "A: buffer/enable=0", with: "A: buffer/enable=1")
-            .write(toFile: path, atomically: true, encoding: .utf8)
+        let path = try Emulation.variant(of: "mpu6050.umockdev", in: dir, replacing: [("A: buffer/enable=0", "A: buffer/enable=1")])
         var script = ScanScript()
         for i in 0..<5 {
             script.read(ScanScript.mpu6050Scan(accel: [0, 0, 2000], gyro: [0, 0, 0], nanoseconds: Int64(3_000_000_000 + i * 10_000_000)), delay: 5)

@@ -156,9 +156,7 @@ struct DiscoveryTests {
         // buffer/enable = 1 but /dev/iio:device0 opens: the program that enabled it is gone
         // (what a killed motiond leaves behind). A buffer really held elsewhere makes open()
         // fail with EBUSY, which umockdev cannot emulate.
-        let abandoned = try Emulation.fixtureText("mpu6050.umockdev").replacingOccurrences(of: "A: buffer/enable=0", with: "A: buffer/enable=1")
-        let path = dir.appendingPathComponent("abandoned.umockdev").path
-        try abandoned.write(toFile: path, atomically: true, encoding: .utf8)
+        let path = try Emulation.variant(of: "mpu6050.umockdev", in: dir, replacing: [("A: buffer/enable=0", "A: buffer/enable=1")])
         let listing = try await Emulation.listing(fixturePath: path)
         #expect(listing.sensors.allSatisfy { $0.readMode == .buffered })
         #expect(listing.sensors.allSatisfy { $0.readModeReason.contains("left enabled by a program that is gone") })
@@ -170,11 +168,8 @@ struct DiscoveryTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         // Enabled, and no /dev node at all (the N: line removed): motiond cannot tell who holds
         // it, so it does not touch it.
-        let text = try Emulation.fixtureText("mpu6050.umockdev")
-            .replacingOccurrences(of: "A: buffer/enable=0", with: "A: buffer/enable=1")
-            .replacingOccurrences(of: "N: iio:device0\n", with: "")
-        let path = dir.appendingPathComponent("held.umockdev").path
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let path = try Emulation.variant(of: "mpu6050.umockdev", in: dir,
+                                         replacing: [("A: buffer/enable=0", "A: buffer/enable=1"), ("N: iio:device0\n", "")])
         let listing = try await Emulation.listing(fixturePath: path)
         #expect(listing.sensors.allSatisfy { $0.readMode == .polling })
         #expect(listing.sensors.allSatisfy { $0.readModeReason.contains("in use by another program") })

@@ -15,6 +15,18 @@ enum Emulation {
         try String(contentsOfFile: fixture(name), encoding: .utf8)
     }
 
+    /// A copy of a fixture with text replaced, written into `dir`; returns its path.
+    static func variant(of name: String, in dir: URL, replacing replacements: [(String, String)]) throws -> String {
+        var text = try fixtureText(name)
+        for (old, new) in replacements {
+            guard text.contains(old) else { throw TestFailure("\(name) has no '\(old)' to replace") }
+            text = text.replacingOccurrences(of: old, with: new)
+        }
+        let path = dir.appendingPathComponent("variant-\(UUID().uuidString)-\(name)").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
     /// The `motiond` built next to the test bundle (`swift build --build-tests` builds both).
     static var motiond: String {
         if let path = ProcessInfo.processInfo.environment["MOTIOND_BIN"] { return path }
