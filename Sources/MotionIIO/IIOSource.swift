@@ -116,7 +116,8 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
             // accelerometer came back after the base one stood in).
             let current = readers.values.lazy.flatMap(\.sensors).first { $0.kind == kind }
             let preferred = found?.primary(kind)
-            guard let sensor = preferred.map({ current?.device == $0.device ? current! : $0 }) ?? current else { continue }
+            let chosen: SensorDescriptor? = if let preferred, preferred.device != current?.device { preferred } else { current ?? preferred }
+            guard let sensor = chosen else { continue }
             var entry = desired[sensor.device] ?? ([], period)
             entry.sensors.append(sensor)
             entry.period = min(entry.period, period)

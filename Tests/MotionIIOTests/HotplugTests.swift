@@ -136,4 +136,35 @@ struct HotplugTests {
         #expect(await daemon.wait(timeout: 5) { $0.samples("accelerometer").count > accel + 10 })
         #expect(daemon.stop() == 0)
     }
+
+    @Test("when the display accelerometer returns, motiond switches back to it from the base one",
+          .enabled(if: Testbed.canSendUevents, "sending uevents needs LD_PRELOAD=libumockdev-preload.so.0 on the test process: run `make check`"))
+    func displaySensorPreferred() async throws {
+        // The BOSC0200 pair of the convertible fixture: device0 in the base, device1 in the display.
+        let blocks = try Emulation.fixtureText("convertible.umockdev").components(separatedBy: "\n\n")
+        let base = try #require(blocks.first { $0.contains("label=accel-base") })
+        let display = try #require(blocks.first { $0.contains("label=accel-display") && $0.contains("bmc150_accel") })
+        let displaySyspath = "/sys/devices/platform/80860F41:03/i2c-3/i2c-BOSC0200:00/iio:device1"
+        let testbed = Testbed()
+        try testbed.add(base + "\n\n" + display + "\n")
+        let daemon = try RunningProcess([Emulation.motiond, "--log-level", "debug", "--print-samples", "--json",
+                                         "--sensors", "accelerometer", "--interval", "0.02", "--duration", "25"], environment: testbed.environment)
+        defer { daemon.terminate() }
+        // Display sensor: raw (0, −1000, 0) → (0, −1, 0) G; base sensor: (0, 0, −1000) → (0, 0, −1) G.
+        #expect(await daemon.wait(timeout: 10) { $0.samples("accelerometer").last.map { $0.y < -0.99 } == true })
+
+        testbed.uevent(displaySyspath, "remove")
+        testbed.remove(displaySyspath)
+        // The base sensor stands in (better than nothing for motion data)…
+        #expect(await daemon.wait(timeout: 10) { $0.samples("accelerometer").last.map { $0.z < -0.99 } == true })
+        #expect(daemon.output.availability("accelerometer").last?.reason.contains("iio:device0") == true)
+
+        // …until the display sensor is back, as iio:device2.
+        try testbed.add(display.replacingOccurrences(of: "iio:device1", with: "iio:device2")
+            .replacingOccurrences(of: "MINOR=1", with: "MINOR=2").replacingOccurrences(of: "dev=237:1", with: "dev=237:2") + "\n")
+        testbed.uevent(displaySyspath.replacingOccurrences(of: "device1", with: "device2"), "add")
+        #expect(await daemon.wait(timeout: 10) { $0.samples("accelerometer").last.map { $0.y < -0.99 } == true })
+        #expect(daemon.output.availability("accelerometer").last?.reason.contains("iio:device2") == true)
+        #expect(daemon.stop() == 0)
+    }
 }
