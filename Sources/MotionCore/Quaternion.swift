@@ -65,6 +65,16 @@ public struct Quaternion: Sendable, Hashable, Codable {
         return (q.vector / s, 2 * atan2(s, q.w))
     }
 
+    /// The rotation as a matrix: `matrix * v == rotate(v)`.
+    public var matrix: Matrix3 {
+        let q = normalized
+        let (w, x, y, z) = (q.w, q.x, q.y, q.z)
+        return Matrix3(rows:
+            Vector3(1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)),
+            Vector3(2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)),
+            Vector3(2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)))
+    }
+
     /// Spherical linear interpolation along the shortest arc, `t` in [0, 1].
     public func slerp(to other: Quaternion, t: Double) -> Quaternion {
         let delta = inverse * other
