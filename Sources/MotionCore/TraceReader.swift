@@ -1,6 +1,8 @@
 /// Parses trace CSV text (DESIGN.md "Trace files"): a header naming the columns
-/// `t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z` in any order, extra columns
-/// ignored, gyroscope or magnetometer columns optional, SI units, inertial-navigation sign.
+/// `t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z` in any order, gyroscope or
+/// magnetometer columns optional, SI units, inertial-navigation sign. Ground-truth columns
+/// (`opt_qw,opt_qx,opt_qy,opt_qz`, `movement`, as in BROAD) are read when present; other
+/// columns are ignored.
 ///
 /// A row whose time is missing, not a number or earlier than the row before, or with too few
 /// cells, is an error naming the line. A NaN sensor value (common in recordings) drops that
@@ -27,8 +29,11 @@ public enum TraceReader {
         }
         guard let timeColumn = column("t") else { throw .missingColumn("t") }
         let acc = try axes("acc"), gyr = try axes("gyr"), mag = try axes("mag")
+        let quaternionColumns = ["opt_qw", "opt_qx", "opt_qy", "opt_qz"].map(column)
+        let referenceColumns = quaternionColumns.allSatisfy { $0 != nil } ? quaternionColumns.compactMap { $0 } : nil
+        let movementColumn = column("movement")
         guard acc != nil || gyr != nil || mag != nil else { throw .missingColumn("acc_x/gyr_x/mag_x") }
-        let needed = ([timeColumn] + (acc ?? []) + (gyr ?? []) + (mag ?? [])).max()! + 1
+        let needed = ([timeColumn] + (acc ?? []) + (gyr ?? []) + (mag ?? []) + (referenceColumns ?? []) + [movementColumn].compactMap { $0 }).max()! + 1
 
         var records: [TraceRecord] = []
         var dropped = 0
@@ -58,11 +63,20 @@ public enum TraceReader {
                 }
                 return v
             }
+            var reference: Quaternion?
+            if let referenceColumns {
+                let q = referenceColumns.map { Double(cells[$0].trimmingCharacters(in: .whitespaces)) }
+                if q.allSatisfy({ $0?.isFinite == true }) {
+                    reference = Quaternion(w: q[0]!, x: q[1]!, y: q[2]!, z: q[3]!)
+                }
+            }
+            let movement = movementColumn.flatMap { Double(cells[$0].trimmingCharacters(in: .whitespaces)) }.map { $0 != 0 }
             records.append(TraceRecord(
                 time: time,
                 accelerometer: try vector(acc, -1 / PhysicalConstants.standardGravity),
                 gyroscope: try vector(gyr, 1),
-                magnetometer: try vector(mag, 1)))
+                magnetometer: try vector(mag, 1),
+                reference: reference, movement: movement))
         }
         var kinds = Set<SensorKind>()
         if acc != nil { kinds.insert(.accelerometer) }

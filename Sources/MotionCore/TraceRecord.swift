@@ -10,12 +10,20 @@ public struct TraceRecord: Sendable, Hashable {
     public var accelerometer: Vector3?
     public var gyroscope: Vector3?
     public var magnetometer: Vector3?
+    /// Ground-truth orientation when the trace has one (`opt_qw,opt_qx,opt_qy,opt_qz`, as in
+    /// BROAD): rotates sensor-frame vectors into East-North-Up. `nil` where it is NaN.
+    public var reference: Quaternion?
+    /// Whether the row belongs to the evaluated movement phase (`movement` column), if given.
+    public var movement: Bool?
 
-    public init(time: Double, accelerometer: Vector3? = nil, gyroscope: Vector3? = nil, magnetometer: Vector3? = nil) {
+    public init(time: Double, accelerometer: Vector3? = nil, gyroscope: Vector3? = nil, magnetometer: Vector3? = nil,
+                reference: Quaternion? = nil, movement: Bool? = nil) {
         self.time = time
         self.accelerometer = accelerometer
         self.gyroscope = gyroscope
         self.magnetometer = magnetometer
+        self.reference = reference
+        self.movement = movement
     }
 
     /// The record's readings as samples stamped `timestamp`, in the order gyroscope,
