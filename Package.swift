@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "motiond", targets: ["motiond"]),
+        .executable(name: "motionctl", targets: ["motionctl"]),
         .library(name: "MotionCore", targets: ["MotionCore"]),
         .library(name: "MotionIIO", targets: ["MotionIIO"]),
     ],
@@ -34,6 +35,14 @@ let package = Package(
             dependencies: [
                 "MotionCore", "MotionIIO",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        .executableTarget(
+            name: "motionctl",
+            dependencies: [
+                "MotionCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
