@@ -12,7 +12,7 @@ SWIFT       ?= swift
 SWIFTFLAGS  ?=
 DEMO_SECONDS ?= 20
 
-.PHONY: all build demo check test deps test-deps install uninstall clean
+.PHONY: all build demo check test deps test-deps install uninstall clean accuracy bench
 
 all: build
 
@@ -24,6 +24,7 @@ test-deps:
 
 build: deps
 	$(SWIFT) build -c release --product motiond $(SWIFTFLAGS)
+	$(SWIFT) build -c release --product motionctl $(SWIFTFLAGS)
 
 # The daemon on the simulated IMU: rest, the four screen orientations, a shake, face up,
 # face down. Samples are printed live; stop with Ctrl-C.
@@ -39,8 +40,19 @@ check: test-deps
 
 test: check
 
+# Estimator accuracy on the shared BROAD recordings (../shared/datasets/broad), beside VQF.
+accuracy: deps
+	$(SWIFT) build -c release --product motionctl $(SWIFTFLAGS)
+	.build/release/motionctl accuracy
+
+# Estimator cost per sample (release build).
+bench: deps
+	$(SWIFT) build -c release --product motionctl $(SWIFTFLAGS)
+	.build/release/motionctl bench
+
 install: build
 	install -Dm755 .build/release/motiond $(DESTDIR)$(BINDIR)/motiond
+	install -Dm755 .build/release/motionctl $(DESTDIR)$(BINDIR)/motionctl
 	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(UDEVDIR) $(DESTDIR)$(SYSCONFDIR)/default
 	sed 's|@BINDIR@|$(BINDIR)|g' systemd/motiond.service > $(DESTDIR)$(UNITDIR)/motiond.service
 	chmod 644 $(DESTDIR)$(UNITDIR)/motiond.service
@@ -48,7 +60,7 @@ install: build
 	[ -e $(DESTDIR)$(SYSCONFDIR)/default/motiond ] || install -m644 etc/default/motiond $(DESTDIR)$(SYSCONFDIR)/default/motiond
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/motiond $(DESTDIR)$(UNITDIR)/motiond.service $(DESTDIR)$(UDEVDIR)/70-motiond.rules
+	rm -f $(DESTDIR)$(BINDIR)/motiond $(DESTDIR)$(BINDIR)/motionctl $(DESTDIR)$(UNITDIR)/motiond.service $(DESTDIR)$(UDEVDIR)/70-motiond.rules
 
 clean:
 	rm -rf .build

@@ -8,7 +8,7 @@ struct MotionCtl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "motionctl",
         abstract: "Inspect and use motion data from motiond, or process recorded traces offline.",
-        subcommands: [Fuse.self, Accuracy.self])
+        subcommands: [Fuse.self, Accuracy.self, Bench.self])
 }
 
 /// Reads a trace or exits with the reason.
@@ -115,3 +115,30 @@ struct Accuracy: ParsableCommand {
 }
 
 MotionCtl.main()
+
+struct Bench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Time the attitude estimator alone on a trace (build with -c release).")
+
+    @Option(help: "Trace CSV with gyroscope, accelerometer and magnetometer columns.")
+    var input = "../shared/datasets/broad/full_285.7hz/07_undisturbed_fast_rotation_B.csv"
+
+    @Option(help: "Passes over the trace; the fastest is reported.")
+    var repeats = 5
+
+    func run() throws {
+        let trace = try loadTrace(input)
+        var best = Double.infinity
+        var checksum = 0.0
+        for _ in 0..<max(1, repeats) {
+            let start = DispatchTime.now().uptimeNanoseconds
+            let attitudes = TraceFusion.attitudes(for: trace.records, magnetometer: true)
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            checksum += attitudes.last?.w ?? 0
+            best = min(best, elapsed)
+        }
+        let perRow = best / Double(trace.records.count) * 1e6
+        print(String(format: "%d rows (gyroscope + accelerometer + magnetometer each), fastest of %d passes: %.3f s, %.3f µs per row (checksum %.6f)",
+                     trace.records.count, max(1, repeats), best, perRow, checksum))
+    }
+}
