@@ -71,6 +71,12 @@ struct Accuracy: ParsableCommand {
     @Option(help: "Directory of the BROAD CSV subset.")
     var dataset = "../shared/datasets/broad"
 
+    @Option(help: "Override the accelerometer time constant (s), to study one parameter set across all files.")
+    var accelerometerTau: Double?
+
+    @Option(help: "Override the magnetometer time constant (s), to study one parameter set across all files.")
+    var magnetometerTau: Double?
+
     /// The files and VQF 2.1.2's published results on them (total RMSE, degrees; dataset README).
     static let files: [(path: String, vqf9D: Double, vqf6D: Double)] = [
         ("full_285.7hz/07_undisturbed_fast_rotation_B.csv", 1.75, 1.55),
@@ -88,13 +94,16 @@ struct Accuracy: ParsableCommand {
         }
         print("| file | 9D total / heading / incl. | VQF 9D total | 6D total / heading / incl. | VQF 6D total |")
         print("|---|---|---|---|---|")
+        var parameters = AttitudeEstimatorParameters()
+        if let accelerometerTau { parameters.accelerometerTau = accelerometerTau }
+        if let magnetometerTau { parameters.magnetometerTau = magnetometerTau }
         var sums = (nine: 0.0, six: 0.0, vqf9: 0.0, vqf6: 0.0)
         for file in Self.files {
             let trace = try loadTrace("\(dataset)/\(file.path)")
             let references = trace.records.map(\.reference)
             let evaluate = trace.records.map { $0.movement ?? false }
             func score(_ magnetometer: Bool) -> OrientationError.Summary {
-                let estimates = TraceFusion.attitudes(for: trace.records, magnetometer: magnetometer)
+                let estimates = TraceFusion.attitudes(for: trace.records, magnetometer: magnetometer, parameters: parameters)
                     .map(OrientationError.eastNorthUp(fromNorthWestUp:))
                 return OrientationError.summarize(estimates: estimates, references: references, evaluate: evaluate,
                                                   removeHeadingOffset: !magnetometer)
