@@ -105,14 +105,14 @@ public struct AttitudeEstimator: Sendable {
         guard acceleration.isFinite, time.isFinite, acceleration.norm > 1e-3 else { return }
         let force = -acceleration // specific force: points up at rest
         updateRest(acceleration: force, at: time)
-        defer { state.lastAccelerometer = time }
-        guard state.initialized, let last = state.lastAccelerometer, time - last > 0, time - last <= parameters.maximumGap else {
-            if !state.initialized || (state.lastAccelerometer.map { time - $0 > parameters.maximumGap } ?? true) {
-                initialize(force)
-            }
+        let dt = state.lastAccelerometer.map { time - $0 }
+        state.lastAccelerometer = time
+        // First sample, or after a gap: start from what the accelerometer says.
+        if !state.initialized || (dt ?? .infinity) > parameters.maximumGap {
+            initialize(force)
             return
         }
-        let dt = time - last
+        guard let dt, dt > 0 else { return }
         state.inertialAcceleration.tau = parameters.accelerometerTau
         let filtered = state.inertialAcceleration.step(state.gyroscopeQuaternion.rotate(force), dt: dt)
         // Rotate the filtered vector to vertical with the smallest turn.
