@@ -123,7 +123,21 @@ public struct AttitudeEstimator: Sendable {
         let angle = atan2(axis.norm, up.z)
         if axis.norm > 1e-12 {
             state.inclinationQuaternion = (Quaternion(axis: axis, angle: angle) * state.inclinationQuaternion).normalized
+            learnBiasInMotion(correction: axis / axis.norm * angle)
         }
+    }
+
+    /// A residual bias b turns the integrated attitude by about R·b·dt; the inclination
+    /// correction undoes the horizontal part of that. Seen from the device, the correction thus
+    /// points along −b: an integral update nudges the bias by it (not at rest, where the rest
+    /// estimate is better), clipped to the believable range.
+    private mutating func learnBiasInMotion(correction: Vector3) {
+        guard parameters.motionBiasTau > 0, !state.atRest else { return }
+        let inDevice = attitude6D.inverse.rotate(correction)
+        var bias = state.bias - inDevice / parameters.motionBiasTau
+        let clip = parameters.biasClip * .pi / 180
+        if bias.norm > clip { bias = bias / bias.norm * clip }
+        state.bias = bias
     }
 
     /// Corrects the heading with a magnetometer sample (µT), unless the field is disturbed.

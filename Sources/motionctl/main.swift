@@ -77,6 +77,9 @@ struct Accuracy: ParsableCommand {
     @Option(help: "Override the magnetometer time constant (s), to study one parameter set across all files.")
     var magnetometerTau: Double?
 
+    @Option(help: "Override the motion bias time constant (s; 0 disables), to study one parameter set across all files.")
+    var motionBiasTau: Double?
+
     /// The files and VQF 2.1.2's published results on them (total RMSE, degrees; dataset README).
     static let files: [(path: String, vqf9D: Double, vqf6D: Double)] = [
         ("full_285.7hz/07_undisturbed_fast_rotation_B.csv", 1.75, 1.55),
@@ -97,6 +100,7 @@ struct Accuracy: ParsableCommand {
         var parameters = AttitudeEstimatorParameters()
         if let accelerometerTau { parameters.accelerometerTau = accelerometerTau }
         if let magnetometerTau { parameters.magnetometerTau = magnetometerTau }
+        if let motionBiasTau { parameters.motionBiasTau = motionBiasTau }
         var sums = (nine: 0.0, six: 0.0, vqf9: 0.0, vqf6: 0.0)
         for file in Self.files {
             let trace = try loadTrace("\(dataset)/\(file.path)")
