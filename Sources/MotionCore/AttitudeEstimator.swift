@@ -33,6 +33,10 @@ public struct AttitudeEstimator: Sendable {
         public var inclinationQuaternion = Quaternion.identity
         /// Low-pass of the specific force in the almost-inertial frame, G.
         public var inertialAcceleration = ButterworthLowPass(tau: AttitudeEstimatorParameters().accelerometerTau)
+        /// The same low-pass applied to the columns of the gyroscope rotation (device → inertial),
+        /// so a correction computed from the filtered acceleration is mapped back to the device
+        /// with a rotation of the same delay.
+        public var rotationColumns = [ButterworthLowPass](repeating: ButterworthLowPass(tau: AttitudeEstimatorParameters().accelerometerTau), count: 3)
         /// Heading offset, radians: 9D = Rz(heading) ⊗ 6D.
         public var heading = 0.0
         public var headingInitialized = false
@@ -115,6 +119,12 @@ public struct AttitudeEstimator: Sendable {
         guard let dt, dt > 0 else { return }
         state.inertialAcceleration.tau = parameters.accelerometerTau
         let filtered = state.inertialAcceleration.step(state.gyroscopeQuaternion.rotate(force), dt: dt)
+        let rotation = state.gyroscopeQuaternion.matrix.transposed.rows // columns of device → inertial
+        var delayed: [Vector3] = []
+        for index in 0..<3 {
+            state.rotationColumns[index].tau = parameters.accelerometerTau
+            delayed.append(state.rotationColumns[index].step(rotation[index], dt: dt))
+        }
         // Rotate the filtered vector to vertical with the smallest turn.
         let v = state.inclinationQuaternion.rotate(filtered)
         guard v.norm > 1e-9 else { return }
@@ -123,17 +133,21 @@ public struct AttitudeEstimator: Sendable {
         let angle = atan2(axis.norm, up.z)
         if axis.norm > 1e-12 {
             state.inclinationQuaternion = (Quaternion(axis: axis, angle: angle) * state.inclinationQuaternion).normalized
-            learnBiasInMotion(correction: axis / axis.norm * angle)
+            learnBiasInMotion(correction: axis / axis.norm * angle, delayedColumns: delayed)
         }
     }
 
     /// A residual bias b turns the integrated attitude by about R·b·dt; the inclination
     /// correction undoes the horizontal part of that. Seen from the device, the correction thus
     /// points along −b: an integral update nudges the bias by it (not at rest, where the rest
-    /// estimate is better), clipped to the believable range.
-    private mutating func learnBiasInMotion(correction: Vector3) {
+    /// estimate is better), clipped to the believable range. The correction comes from low-passed
+    /// acceleration, so it is taken back to the device with the equally low-passed rotation
+    /// (`delayedColumns`); the current rotation would be out of phase while the device turns.
+    private mutating func learnBiasInMotion(correction: Vector3, delayedColumns: [Vector3]) {
         guard parameters.motionBiasTau > 0, !state.atRest else { return }
-        let inDevice = attitude6D.inverse.rotate(correction)
+        let inInertial = state.inclinationQuaternion.inverse.rotate(correction)
+        // Transpose of the matrix whose columns are `delayedColumns`: rows are those columns.
+        let inDevice = Matrix3(rows: delayedColumns[0], delayedColumns[1], delayedColumns[2]) * inInertial
         var bias = state.bias - inDevice / parameters.motionBiasTau
         let clip = parameters.biasClip * .pi / 180
         if bias.norm > clip { bias = bias / bias.norm * clip }
@@ -215,6 +229,11 @@ public struct AttitudeEstimator: Sendable {
         state.inclinationQuaternion = .identity
         state.inertialAcceleration.tau = parameters.accelerometerTau
         state.inertialAcceleration.reset(to: state.gyroscopeQuaternion.rotate(force))
+        let columns = state.gyroscopeQuaternion.matrix.transposed.rows
+        for index in 0..<3 {
+            state.rotationColumns[index].tau = parameters.accelerometerTau
+            state.rotationColumns[index].reset(to: columns[index])
+        }
         state.initialized = true
     }
 

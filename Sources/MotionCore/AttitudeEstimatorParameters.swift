@@ -19,9 +19,9 @@ public struct AttitudeEstimatorParameters: Sendable, Hashable, Codable {
     public var restBiasTau = 1.0
     /// In motion, the inclination corrections (which a residual bias causes) feed the bias with
     /// this time constant; 0 disables it. Only the horizontal part is observable this way.
-    /// 30 s: chosen by the sweep in docs/ACCURACY.md (gating it on |a| ≈ 1 G was tried and
-    /// made the mean worse).
-    public var motionBiasTau = 30.0
+    /// 200 s: chosen by the sweep in docs/ACCURACY.md (faster learning helps 9D a little and
+    /// costs 6D).
+    public var motionBiasTau = 200.0
     /// Largest gyroscope bias believed, °/s (a larger "rest" rate is real rotation).
     public var biasClip = 2.0
     /// Magnetic disturbance: relative deviation of the field norm from the reference.
