@@ -119,12 +119,12 @@ public struct AttitudeEstimator: Sendable {
         guard let dt, dt > 0 else { return }
         state.inertialAcceleration.tau = parameters.accelerometerTau
         let filtered = state.inertialAcceleration.step(state.gyroscopeQuaternion.rotate(force), dt: dt)
-        let rotation = state.gyroscopeQuaternion.matrix.transposed.rows // columns of device → inertial
-        var delayed: [Vector3] = []
-        for index in 0..<3 {
-            state.rotationColumns[index].tau = parameters.accelerometerTau
-            delayed.append(state.rotationColumns[index].step(rotation[index], dt: dt))
-        }
+        // Columns of device → inertial (rows of its transpose), low-passed like the acceleration.
+        let rotation = state.gyroscopeQuaternion.matrix.transposed
+        for index in 0..<3 { state.rotationColumns[index].tau = parameters.accelerometerTau }
+        let delayed = Matrix3(rows: state.rotationColumns[0].step(rotation.row0, dt: dt),
+                              state.rotationColumns[1].step(rotation.row1, dt: dt),
+                              state.rotationColumns[2].step(rotation.row2, dt: dt))
         // Rotate the filtered vector to vertical with the smallest turn.
         let v = state.inclinationQuaternion.rotate(filtered)
         guard v.norm > 1e-9 else { return }
@@ -133,7 +133,7 @@ public struct AttitudeEstimator: Sendable {
         let angle = atan2(axis.norm, up.z)
         if axis.norm > 1e-12 {
             state.inclinationQuaternion = (Quaternion(axis: axis, angle: angle) * state.inclinationQuaternion).normalized
-            learnBiasInMotion(correction: axis / axis.norm * angle, delayedColumns: delayed)
+            learnBiasInMotion(correction: axis / axis.norm * angle, delayed: delayed)
         }
     }
 
@@ -142,12 +142,11 @@ public struct AttitudeEstimator: Sendable {
     /// points along −b: an integral update nudges the bias by it (not at rest, where the rest
     /// estimate is better), clipped to the believable range. The correction comes from low-passed
     /// acceleration, so it is taken back to the device with the equally low-passed rotation
-    /// (`delayedColumns`); the current rotation would be out of phase while the device turns.
-    private mutating func learnBiasInMotion(correction: Vector3, delayedColumns: [Vector3]) {
+    /// (`delayed`: its transpose, inertial → device); the current rotation would be out of phase
+    /// while the device turns.
+    private mutating func learnBiasInMotion(correction: Vector3, delayed: Matrix3) {
         guard parameters.motionBiasTau > 0, !state.atRest else { return }
-        let inInertial = state.inclinationQuaternion.inverse.rotate(correction)
-        // Transpose of the matrix whose columns are `delayedColumns`: rows are those columns.
-        let inDevice = Matrix3(rows: delayedColumns[0], delayedColumns[1], delayedColumns[2]) * inInertial
+        let inDevice = delayed * state.inclinationQuaternion.inverse.rotate(correction)
         var bias = state.bias - inDevice / parameters.motionBiasTau
         let clip = parameters.biasClip * .pi / 180
         if bias.norm > clip { bias = bias / bias.norm * clip }
@@ -229,10 +228,10 @@ public struct AttitudeEstimator: Sendable {
         state.inclinationQuaternion = .identity
         state.inertialAcceleration.tau = parameters.accelerometerTau
         state.inertialAcceleration.reset(to: state.gyroscopeQuaternion.rotate(force))
-        let columns = state.gyroscopeQuaternion.matrix.transposed.rows
-        for index in 0..<3 {
+        let columns = state.gyroscopeQuaternion.matrix.transposed
+        for (index, column) in [columns.row0, columns.row1, columns.row2].enumerated() {
             state.rotationColumns[index].tau = parameters.accelerometerTau
-            state.rotationColumns[index].reset(to: columns[index])
+            state.rotationColumns[index].reset(to: column)
         }
         state.initialized = true
     }

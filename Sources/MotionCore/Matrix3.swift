@@ -1,10 +1,24 @@
-/// A 3×3 matrix of `Double`, stored row-major. `m * v` multiplies a column vector.
+/// A 3×3 matrix of `Double`, stored row-major in three inline vectors (no heap allocation: it
+/// is built on per-sample paths). `m * v` multiplies a column vector.
 public struct Matrix3: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// Rows, top to bottom.
-    public var rows: [Vector3]
+    public var row0: Vector3
+    public var row1: Vector3
+    public var row2: Vector3
+
+    private enum CodingKeys: String, CodingKey { case rows }
 
     public init(rows r0: Vector3, _ r1: Vector3, _ r2: Vector3) {
-        rows = [r0, r1, r2]
+        row0 = r0
+        row1 = r1
+        row2 = r2
+    }
+
+    /// Rows, top to bottom.
+    public var rows: [Vector3] { [row0, row1, row2] }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(rows, forKey: .rows)
     }
 
     /// Builds a matrix from nine row-major values.
@@ -20,31 +34,37 @@ public struct Matrix3: Sendable, Hashable, Codable, CustomStringConvertible {
         guard rows.count == 3 else {
             throw DecodingError.dataCorruptedError(forKey: .rows, in: container, debugDescription: "a 3×3 matrix needs 3 rows, found \(rows.count)")
         }
-        self.rows = rows
+        (row0, row1, row2) = (rows[0], rows[1], rows[2])
     }
 
     public static let identity = Matrix3(rows: Vector3(1, 0, 0), Vector3(0, 1, 0), Vector3(0, 0, 1))
 
-    public subscript(row: Int, column: Int) -> Double { rows[row][column] }
+    public subscript(row: Int, column: Int) -> Double {
+        switch row {
+        case 0: return row0[column]
+        case 1: return row1[column]
+        default: return row2[column]
+        }
+    }
 
     /// The nine values, row-major.
     public var rowMajor: [Double] { rows.flatMap(\.components) }
 
-    public var determinant: Double { rows[0].dot(rows[1].cross(rows[2])) }
+    public var determinant: Double { row0.dot(row1.cross(row2)) }
 
     public var transposed: Matrix3 {
-        Matrix3(rows: Vector3(rows[0].x, rows[1].x, rows[2].x),
-                Vector3(rows[0].y, rows[1].y, rows[2].y),
-                Vector3(rows[0].z, rows[1].z, rows[2].z))
+        Matrix3(rows: Vector3(row0.x, row1.x, row2.x),
+                Vector3(row0.y, row1.y, row2.y),
+                Vector3(row0.z, row1.z, row2.z))
     }
 
     public static func * (m: Matrix3, v: Vector3) -> Vector3 {
-        Vector3(m.rows[0].dot(v), m.rows[1].dot(v), m.rows[2].dot(v))
+        Vector3(m.row0.dot(v), m.row1.dot(v), m.row2.dot(v))
     }
 
     public static func * (a: Matrix3, b: Matrix3) -> Matrix3 {
         let bt = b.transposed
-        return Matrix3(rows: bt * a.rows[0], bt * a.rows[1], bt * a.rows[2])
+        return Matrix3(rows: bt * a.row0, bt * a.row1, bt * a.row2)
     }
 
     public var description: String {
