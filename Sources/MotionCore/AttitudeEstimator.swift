@@ -236,31 +236,43 @@ public struct AttitudeEstimator: Sendable {
         state.initialized = true
     }
 
-    private mutating func updateRest(gyroscope: Vector3? = nil, acceleration: Vector3? = nil, at time: Double) {
+    /// Rest detection, gyroscope side: the rate stays near its low-pass, and that low-pass is a
+    /// believable bias. After `restMinimumTime` of both, the bias follows the low-pass.
+    private mutating func updateRest(gyroscope: Vector3, at time: Double) {
         let p = parameters
         let degrees = 180 / Double.pi
-        if let gyroscope {
-            let dt = state.lastGyroscope.map { time - $0 } ?? 0
-            let k = dt > 0 && dt <= p.maximumGap ? Self.gain(dt: dt, tau: p.restFilterTau) : 1
-            state.restGyroscopeLowPass = state.restGyroscopeLowPass + (gyroscope - state.restGyroscopeLowPass) * k
-            let still = (gyroscope - state.restGyroscopeLowPass).norm * degrees < p.restGyroscopeThreshold
-                && state.restGyroscopeLowPass.norm * degrees < p.biasClip
-            if !still { state.restSince = nil; state.atRest = false } else if state.restSince == nil { state.restSince = time }
-            if let since = state.restSince, time - since >= p.restMinimumTime {
-                state.atRest = true
-                if dt > 0, dt <= p.maximumGap {
-                    state.bias = state.bias + (state.restGyroscopeLowPass - state.bias) * Self.gain(dt: dt, tau: p.restBiasTau)
-                }
-            }
+        let dt = state.lastGyroscope.map { time - $0 } ?? 0
+        let stepped = dt > 0 && dt <= p.maximumGap
+        let k = stepped ? Self.gain(dt: dt, tau: p.restFilterTau) : 1
+        state.restGyroscopeLowPass = state.restGyroscopeLowPass + (gyroscope - state.restGyroscopeLowPass) * k
+        let still = (gyroscope - state.restGyroscopeLowPass).norm * degrees < p.restGyroscopeThreshold
+            && state.restGyroscopeLowPass.norm * degrees < p.biasClip
+        guard still else {
+            leaveRest()
+            return
         }
-        if let acceleration {
-            let dt = state.lastAccelerometer.map { time - $0 } ?? 0
-            let k = dt > 0 && dt <= p.maximumGap ? Self.gain(dt: dt, tau: p.restFilterTau) : 1
-            state.restAccelerationLowPass = state.restAccelerationLowPass + (acceleration - state.restAccelerationLowPass) * k
-            if (acceleration - state.restAccelerationLowPass).norm * PhysicalConstants.standardGravity > p.restAccelerometerThreshold {
-                state.restSince = nil
-                state.atRest = false
-            }
+        let since = state.restSince ?? time
+        state.restSince = since
+        guard time - since >= p.restMinimumTime else { return }
+        state.atRest = true
+        if stepped {
+            state.bias = state.bias + (state.restGyroscopeLowPass - state.bias) * Self.gain(dt: dt, tau: p.restBiasTau)
         }
+    }
+
+    /// Rest detection, accelerometer side: any jolt away from the low-pass ends rest.
+    private mutating func updateRest(acceleration: Vector3, at time: Double) {
+        let p = parameters
+        let dt = state.lastAccelerometer.map { time - $0 } ?? 0
+        let k = dt > 0 && dt <= p.maximumGap ? Self.gain(dt: dt, tau: p.restFilterTau) : 1
+        state.restAccelerationLowPass = state.restAccelerationLowPass + (acceleration - state.restAccelerationLowPass) * k
+        if (acceleration - state.restAccelerationLowPass).norm * PhysicalConstants.standardGravity > p.restAccelerometerThreshold {
+            leaveRest()
+        }
+    }
+
+    private mutating func leaveRest() {
+        state.restSince = nil
+        state.atRest = false
     }
 }
