@@ -60,12 +60,17 @@ public struct Attitude: Sendable, Hashable, Codable {
     }
 
     /// Degrees clockwise from reference X (north, in the north frames) of the direction the
-    /// device's top edge (+y) points, projected onto the horizontal. When the device is held
-    /// nearly upright (top within about 25° of vertical), the direction its back (−z) faces is
-    /// used instead, as a compass held upright points where its camera looks.
-    public var heading: Double {
+    /// device's top edge (+y) points, projected onto the horizontal; see ``heading(of:)``.
+    public var heading: Double { heading(of: .portrait) }
+
+    /// Degrees in [0, 360) clockwise from reference X (north, in the north frames) of the
+    /// direction the edge that `orientation` calls "top" points, projected onto the horizontal
+    /// (tilt-compensated: any tilt is allowed). When that edge is nearly vertical (within about
+    /// 25°), the direction the device's back (−z) faces is used instead, as a compass held
+    /// upright points where its camera looks.
+    public func heading(of orientation: HeadingOrientation) -> Double {
         let r = quaternion.matrix
-        var direction = r * Vector3(0, 1, 0)
+        var direction = r * orientation.topEdge
         if direction.x * direction.x + direction.y * direction.y < 0.18 {
             direction = r * Vector3(0, 0, -1)
         }

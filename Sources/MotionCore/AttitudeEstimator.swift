@@ -77,6 +77,15 @@ public struct AttitudeEstimator: Sendable {
         state.bias = bias
     }
 
+    /// Forgets the magnetic reference and heading, so the next magnetometer sample sets them
+    /// afresh (the magnetometer calibration changed: the old reference no longer applies).
+    public mutating func resetMagneticReference() {
+        state.magneticReferenceKnown = false
+        state.headingInitialized = false
+        state.candidateSince = nil
+        state.magneticallyDisturbed = false
+    }
+
     /// True once the attitude has been initialised from the accelerometer.
     public var isInitialized: Bool { state.initialized }
 

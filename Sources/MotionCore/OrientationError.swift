@@ -44,15 +44,16 @@ public enum OrientationError {
             inclination: 2 * acos(min(1, (e.w * e.w + e.z * e.z).squareRoot())) * degrees)
     }
 
-    /// RMSE over the rows where `evaluate` is true and a reference exists.
+    /// RMSE over the rows where `evaluate` is true and both a reference and an estimate exist
+    /// (no estimate: the estimator was still warming up).
     /// `removeHeadingOffset` is the 6D rule above.
-    public static func summarize(estimates: [Quaternion], references: [Quaternion?], evaluate: [Bool],
+    public static func summarize(estimates: [Quaternion?], references: [Quaternion?], evaluate: [Bool],
                                  removeHeadingOffset: Bool) -> Summary {
         precondition(estimates.count == references.count && references.count == evaluate.count, "row counts differ")
         var errors: [Quaternion] = []
         for i in estimates.indices where evaluate[i] {
-            guard let reference = references[i] else { continue }
-            errors.append(errorQuaternion(estimate: estimates[i], reference: reference))
+            guard let reference = references[i], let estimate = estimates[i] else { continue }
+            errors.append(errorQuaternion(estimate: estimate, reference: reference))
         }
         if removeHeadingOffset, !errors.isEmpty {
             var sinSum = 0.0, cosSum = 0.0

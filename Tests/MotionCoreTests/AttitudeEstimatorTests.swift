@@ -159,7 +159,8 @@ struct AttitudeEstimatorTests {
         let references = trace.records.map(\.reference)
         let evaluate = trace.records.map { $0.movement ?? false }
         for magnetometer in [true, false] {
-            let estimates = TraceFusion.attitudes(for: trace.records, magnetometer: magnetometer).map(OrientationError.eastNorthUp(fromNorthWestUp:))
+            let frame: AttitudeReferenceFrame = magnetometer ? .xMagneticNorthZVertical : .xArbitraryZVertical
+            let estimates = TraceFusion.attitudes(for: trace.records, frame: frame).map { $0.map(OrientationError.eastNorthUp(fromNorthWestUp:)) }
             let summary = OrientationError.summarize(estimates: estimates, references: references, evaluate: evaluate,
                                                      removeHeadingOffset: !magnetometer)
             // A floor, not the benchmark (docs/ACCURACY.md): VQF reaches 1.02° (9D) and 0.68° (6D) here.

@@ -1,0 +1,245 @@
+/// Learns the magnetometer's hard-iron offset and soft-iron distortion online from ordinary
+/// device motion, and rates the result like Core Motion's `CMMagneticFieldCalibrationAccuracy`.
+///
+/// Retention: samples (raw, device frame, µT) are binned by the direction of `raw − binCentre`
+/// into the 96 ``DirectionBins`` and each bin keeps only its newest sample, so the retained set
+/// is bounded and spread over the sphere however long the device lingers in one region. The
+/// centre is the mean of the retained samples until a fit is accepted (so a hard iron larger than
+/// Earth's field still spreads the samples), then the fit's offset, re-sorting the bins whenever
+/// the accuracy rises. Samples closer to the centre than ``Parameters/minimumSampleDistance``
+/// are dropped (a device at rest fills no bins with noise).
+///
+/// Fitting (``EllipsoidFit``) happens only when a bin fills for the first time and after every
+/// ``Parameters/refitInterval`` retained samples, from ``Parameters/lowMinimumBins`` filled bins:
+/// a sphere, and an ellipsoid as well from ``Parameters/mediumMinimumBins``. A fit is plausible
+/// when its field strength R lies in ``Parameters/plausibleFieldStrength`` and its axis ratio is at
+/// most ``Parameters/maximumAxisRatio``. Its level, with coverage = the bins the retained samples
+/// fill around the fit's offset and residual = the RMS of (|W(m − c)| − R)/R over them (defaults):
+/// - high: ellipsoid, coverage ≥ 60 of 96 bins, residual ≤ 2 %, R within 20–70 µT (Earth's field);
+/// - medium: ellipsoid, coverage ≥ 40, residual ≤ 4 %;
+/// - low: sphere or ellipsoid, coverage ≥ 24, residual ≤ 8 %;
+/// - otherwise the fit is discarded (accuracy stays uncalibrated until a fit is accepted).
+/// Coverage is measured around the fit's own centre, so the ring that turning about one axis traces
+/// never covers enough bins, wherever a fit puts the centre.
+/// The plausible fit with the highest level (then the smallest residual) replaces the current one
+/// only when its level is higher, or equal with a smaller residual than the current calibration has
+/// on the same samples: refitting never lowers the accuracy.
+///
+/// Disturbances: while the fit is at least medium, a sample whose calibrated magnitude is off R by
+/// more than ``Parameters/deviationTolerance`` is not retained (a passing magnet cannot spoil the
+/// set), and the fraction of such samples is averaged over ``Parameters/deviationTau``. When more
+/// than half of the recent samples are off, the device's own field has changed (a magnet, a closed
+/// lid): the retained samples are dropped, the accuracy falls to at most low (the previous
+/// calibration stays in use until a new fit is accepted) and collection starts afresh. A low fit is
+/// too uncertain to judge samples by: it retains them all and gives way as soon as the set supports
+/// a better fit.
+///
+/// Pure and deterministic: time comes from the sample timestamps (s).
+public struct MagnetometerCalibrator: Sendable {
+    /// Tuning; defaults are what the daemon ships. Fields µT, times s, fractions relative to R.
+    public struct Parameters: Sendable, Hashable, Codable {
+        /// Samples closer than this to the binning centre are not retained (their direction is noise).
+        public var minimumSampleDistance = 10.0
+        /// Refit after this many retained samples even when no new bin filled, keeping the fit
+        /// current; a fit of 96 samples costs about 20 µs, i.e. 20 ns per sample.
+        public var refitInterval = 1000
+        /// Field strengths a fit may have; Earth's is 25–65 µT.
+        public var plausibleFieldStrength = 10.0...100.0
+        /// Largest ratio of the longest to the shortest ellipsoid semi-axis.
+        public var maximumAxisRatio = 2.0
+        /// Accuracy levels: least coverage (filled bins of 96) and largest relative RMS residual.
+        public var lowMinimumBins = 24
+        public var lowMaximumResidual = 0.08
+        public var mediumMinimumBins = 40
+        public var mediumMaximumResidual = 0.04
+        public var highMinimumBins = 60
+        public var highMaximumResidual = 0.02
+        /// High accuracy also needs the field strength of Earth's field.
+        public var highFieldStrength = 20.0...70.0
+        /// A sample is off the fit when its calibrated magnitude differs from R by more than this.
+        public var deviationTolerance = 0.1
+        /// Time constant of the averaged fraction of samples off the fit: with every sample off,
+        /// collection restarts after τ·ln 2 ≈ 7 s.
+        public var deviationTau = 10.0
+
+        public init() {}
+    }
+
+    /// A retained sample: the raw reading (µT) and its time (s).
+    public struct RetainedSample: Sendable, Hashable, Codable {
+        public var field: Vector3
+        public var time: Double
+    }
+
+    /// Everything the calibrator has learned, to be saved and restored across daemon restarts.
+    public struct State: Sendable, Hashable, Codable {
+        /// The calibration in use: identity until a fit is accepted; kept when collection restarts.
+        public var calibration = MagnetometerCalibration.identity
+        /// The published accuracy.
+        public var accuracy = MagneticFieldCalibrationAccuracy.uncalibrated
+        /// Level of the fit accepted from the current sample set; uncalibrated while (re)collecting.
+        public var fitAccuracy = MagneticFieldCalibrationAccuracy.uncalibrated
+        /// Relative RMS residual of the accepted fit over the samples retained when it was accepted.
+        public var residual = 0.0
+        /// One slot per ``DirectionBins`` bin: its newest sample, or nil.
+        public var samples = [RetainedSample?](repeating: nil, count: DirectionBins.count)
+        /// The point whose direction to a sample selects its bin, µT.
+        public var binCentre = Vector3.zero
+        /// Samples retained since the last fit attempt (see ``Parameters/refitInterval``).
+        public var samplesSinceFit = 0
+        /// Recent fraction of samples off the accepted fit (weighted over `deviationTau`).
+        public var deviation = 0.0
+        /// Time of the latest sample, s.
+        public var lastTime: Double?
+
+        /// Number of filled bins.
+        public var coverage: Int { samples.count { $0 != nil } }
+    }
+
+    public var parameters: Parameters
+    public private(set) var state: State
+
+    /// Starts uncalibrated, with no samples.
+    public init(parameters: Parameters = .init()) {
+        self.parameters = parameters
+        state = State()
+    }
+
+    /// Continues from a saved state. A state whose sample set does not match the bin layout keeps
+    /// its calibration and accuracy and collects samples afresh.
+    public init(parameters: Parameters = .init(), restoring state: State) {
+        self.parameters = parameters
+        self.state = state
+        if state.samples.count != DirectionBins.count { restartCollection() }
+    }
+
+    /// The calibration in use (identity until the first accepted fit).
+    public var calibration: MagnetometerCalibration { state.calibration }
+    /// How far the calibration can be trusted; see the type's documentation for the criteria.
+    public var accuracy: MagneticFieldCalibrationAccuracy { state.accuracy }
+
+    /// True when the user should move the device in a figure eight (the analog of Core Motion's
+    /// `showsDeviceMovementDisplay`): exactly when the accuracy is below medium.
+    public var calibrationNeeded: Bool { state.accuracy < .medium }
+
+    /// The calibrated field for a raw reading, µT.
+    public func calibrated(_ raw: Vector3) -> Vector3 { state.calibration.apply(raw) }
+
+    /// Feeds one raw magnetometer sample (device frame, µT) at `time` (s). Samples with a
+    /// non-finite component or time are ignored.
+    public mutating func update(_ raw: Vector3, at time: Double) {
+        guard raw.isFinite, time.isFinite else { return }
+        // A gap counts as at most 1 s, so one sample after a pause cannot decide alone.
+        let dt = state.lastTime.map { min(max(time - $0, 0), 1) } ?? 0
+        state.lastTime = time
+        if state.fitAccuracy >= .medium {
+            let strength = state.calibration.fieldStrength
+            let off = abs(state.calibration.apply(raw).norm - strength) > parameters.deviationTolerance * strength
+            state.deviation += ((off ? 1 : 0) - state.deviation) * min(1, dt / parameters.deviationTau)
+            if state.deviation > 0.5 {
+                restartCollection()
+            } else if off {
+                return
+            }
+        }
+        retain(RetainedSample(field: raw, time: time))
+    }
+
+    private mutating func retain(_ sample: RetainedSample) {
+        let d = sample.field - state.binCentre
+        guard d.dot(d) >= parameters.minimumSampleDistance * parameters.minimumSampleDistance else { return }
+        let bin = DirectionBins.index(of: d)
+        let isNewBin = state.samples[bin] == nil
+        state.samples[bin] = sample
+        state.samplesSinceFit += 1
+        if isNewBin, state.fitAccuracy == .uncalibrated {
+            let points = state.samples.compactMap { $0?.field }
+            state.binCentre = points.reduce(Vector3.zero, +) / Double(points.count)
+        }
+        if isNewBin || state.samplesSinceFit >= parameters.refitInterval { refit() }
+    }
+
+    private mutating func refit() {
+        state.samplesSinceFit = 0
+        let points = state.samples.compactMap { $0?.field }
+        guard points.count >= parameters.lowMinimumBins else { return }
+        let fits = [EllipsoidFit.sphere(points), points.count >= parameters.mediumMinimumBins ? EllipsoidFit.ellipsoid(points) : nil]
+        let candidates = fits.compactMap { $0 }
+            .filter { parameters.plausibleFieldStrength.contains($0.calibration.fieldStrength) && $0.axisRatio <= parameters.maximumAxisRatio }
+            .map { fit in
+                let residual = Self.residual(of: fit.calibration, over: points)
+                return (fit: fit, residual: residual, level: level(of: fit, over: points, residual: residual))
+            }
+        guard let best = candidates.max(by: { ($0.level, -$0.residual) < ($1.level, -$1.residual) }),
+              best.level > .uncalibrated else { return }
+        if state.fitAccuracy > .uncalibrated {
+            guard best.level > state.fitAccuracy
+                || (best.level == state.fitAccuracy && best.residual < Self.residual(of: state.calibration, over: points))
+            else { return }
+        }
+        // Re-sorting the bins empties some (two samples meet in one), whose refilling triggers
+        // refits: do it only when the level rises, i.e. the offset has really improved.
+        let rebinning = best.level > state.fitAccuracy
+        state.calibration = best.fit.calibration
+        state.accuracy = best.level
+        state.fitAccuracy = best.level
+        state.residual = best.residual
+        state.deviation = 0
+        if rebinning {
+            state.binCentre = best.fit.calibration.offset
+            rebin()
+        }
+    }
+
+    private func level(of fit: EllipsoidFit.Result, over points: [Vector3], residual: Double) -> MagneticFieldCalibrationAccuracy {
+        let coverage = coverage(of: points, around: fit.calibration.offset)
+        if fit.isEllipsoid, coverage >= parameters.highMinimumBins, residual <= parameters.highMaximumResidual,
+           parameters.highFieldStrength.contains(fit.calibration.fieldStrength) { return .high }
+        if fit.isEllipsoid, coverage >= parameters.mediumMinimumBins, residual <= parameters.mediumMaximumResidual { return .medium }
+        if coverage >= parameters.lowMinimumBins, residual <= parameters.lowMaximumResidual { return .low }
+        return .uncalibrated
+    }
+
+    /// Filled bins if the points were binned around `centre`.
+    private func coverage(of points: [Vector3], around centre: Vector3) -> Int {
+        var filled = [Bool](repeating: false, count: DirectionBins.count)
+        for point in points {
+            let d = point - centre
+            if d.dot(d) >= parameters.minimumSampleDistance * parameters.minimumSampleDistance {
+                filled[DirectionBins.index(of: d)] = true
+            }
+        }
+        return filled.count { $0 }
+    }
+
+    /// Re-sorts the retained samples around the new centre; where two meet, the newer stays.
+    private mutating func rebin() {
+        let old = state.samples
+        state.samples = [RetainedSample?](repeating: nil, count: DirectionBins.count)
+        for case let sample? in old {
+            let d = sample.field - state.binCentre
+            guard d.dot(d) >= parameters.minimumSampleDistance * parameters.minimumSampleDistance else { continue }
+            let bin = DirectionBins.index(of: d)
+            if let kept = state.samples[bin], kept.time > sample.time { continue }
+            state.samples[bin] = sample
+        }
+    }
+
+    private mutating func restartCollection() {
+        state.samples = [RetainedSample?](repeating: nil, count: DirectionBins.count)
+        state.fitAccuracy = .uncalibrated
+        state.accuracy = min(state.accuracy, .low)
+        state.deviation = 0
+        state.samplesSinceFit = 0
+    }
+
+    /// RMS of (|calibrated| − R)/R over the points.
+    private static func residual(of calibration: MagnetometerCalibration, over points: [Vector3]) -> Double {
+        let r = calibration.fieldStrength
+        let sum = points.reduce(0) { sum, point in
+            let e = (calibration.apply(point).norm - r) / r
+            return sum + e * e
+        }
+        return (sum / Double(points.count)).squareRoot()
+    }
+}

@@ -1,0 +1,270 @@
+import Foundation
+
+/// Everything the daemon computes from raw samples, in one pure value: magnetometer
+/// calibration, the attitude estimator, the axis self-check, and from them device motion in
+/// any of the four reference frames and compass headings.
+///
+/// Feed samples in time order per sensor with ``update(_:)``; ask for ``deviceMotion(in:anchor:)``
+/// and ``heading(orientation:)`` whenever needed. Warm-up: nothing is given until the estimator
+/// has an accelerometer and a gyroscope sample (and, for the magnetic frames and headings, a
+/// magnetometer sample); north-referenced output is flagged by its magnetic-field accuracy
+/// (``MagneticFieldCalibrationAccuracy/uncalibrated`` until the calibration reaches low, see
+/// ``MotionEngineStatus/isNorthReliable``). Frames needing a magnetometer or a declination are
+/// unavailable without them. ``persistentState`` is what to save across restarts (gyroscope
+/// bias, magnetometer calibration, applied axis correction).
+public struct MotionEngine: Sendable {
+    /// How the magnetometer is calibrated.
+    public enum MagnetometerCalibrationMode: String, Sendable, Hashable, Codable {
+        /// Hard- and soft-iron calibration learned online from ordinary motion.
+        case online
+        /// The readings are already calibrated (sensor hubs that calibrate in firmware,
+        /// research datasets calibrated offline): used as they are and reported as high accuracy.
+        case trusted
+    }
+
+    /// The engine's settings; defaults are what the daemon ships.
+    public struct Configuration: Sendable, Hashable, Codable {
+        public var estimator = AttitudeEstimatorParameters()
+        public var magnetometerCalibration = MagnetometerCalibrationMode.online
+        public var calibrator = MagnetometerCalibrator.Parameters()
+        public var axisCheck = AxisSelfCheck.Parameters()
+        /// Apply the axis self-check's correction to the gyroscope when it finds one (else it
+        /// is only reported).
+        public var applyAxisCorrection = false
+        /// Magnetic declination, degrees east (from a ``DeclinationSource``); nil makes true
+        /// north unavailable.
+        public var declination: Double?
+
+        public init() {}
+    }
+
+    /// What survives a restart.
+    public struct PersistentState: Sendable, Hashable, Codable {
+        /// Gyroscope bias, rad/s, in the (corrected) device frame.
+        public var gyroscopeBias: Vector3
+        public var magnetometerCalibration: MagnetometerCalibrator.State
+        /// The gyroscope axis correction in use, if one was applied.
+        public var gyroscopeCorrection: Matrix3?
+
+        public init(gyroscopeBias: Vector3, magnetometerCalibration: MagnetometerCalibrator.State, gyroscopeCorrection: Matrix3?) {
+            self.gyroscopeBias = gyroscopeBias
+            self.magnetometerCalibration = magnetometerCalibration
+            self.gyroscopeCorrection = gyroscopeCorrection
+        }
+    }
+
+    /// Something worth logging that happened on a sample.
+    public enum Event: Sendable, Hashable {
+        case calibrationAccuracyChanged(from: MagneticFieldCalibrationAccuracy, to: MagneticFieldCalibrationAccuracy)
+        /// The axis self-check reached a verdict; `applied` when its correction is now in use.
+        case axisCheckConcluded(AxisSelfCheck.Verdict, applied: Bool)
+        case magneticDisturbance(began: Bool)
+    }
+
+    public let configuration: Configuration
+    public private(set) var estimator: AttitudeEstimator
+    public private(set) var calibrator: MagnetometerCalibrator
+    public private(set) var axisCheck: AxisSelfCheck
+    /// Applied to every gyroscope sample before anything else (the self-check's correction).
+    public private(set) var gyroscopeCorrection: Matrix3?
+    /// Whether the device has a magnetometer; set by the owner from discovery, and set by the
+    /// first magnetometer sample in any case.
+    public var magnetometerPresent = false
+
+    private var hasGyroscope = false
+    private var latestTime = 0.0
+    private var acceleration = Vector3.zero
+    private var field = Vector3.zero
+    private var fieldSeen = false
+    private var ownAnchor = FrameAnchor(arbitraryYaw: 0, correctedYaw: nil)
+    private var disturbed = false
+
+    public init(configuration: Configuration = Configuration(), restoring saved: PersistentState? = nil) {
+        self.configuration = configuration
+        estimator = AttitudeEstimator(parameters: configuration.estimator)
+        calibrator = MagnetometerCalibrator(parameters: configuration.calibrator)
+        axisCheck = AxisSelfCheck(parameters: configuration.axisCheck)
+        if let saved {
+            var state = AttitudeEstimator.State()
+            state.bias = saved.gyroscopeBias
+            estimator.restore(state)
+            calibrator = MagnetometerCalibrator(parameters: configuration.calibrator, restoring: saved.magnetometerCalibration)
+            gyroscopeCorrection = saved.gyroscopeCorrection
+        }
+    }
+
+    /// What to save so a restarted engine continues where this one stands.
+    public var persistentState: PersistentState {
+        PersistentState(gyroscopeBias: estimator.state.bias, magnetometerCalibration: calibrator.state,
+                        gyroscopeCorrection: gyroscopeCorrection)
+    }
+
+    /// The frames device motion can be given in now.
+    public var availableFrames: AttitudeReferenceFrame {
+        var frames: AttitudeReferenceFrame = .xArbitraryZVertical
+        if magnetometerPresent {
+            frames.formUnion([.xArbitraryCorrectedZVertical, .xMagneticNorthZVertical])
+            if configuration.declination != nil { frames.insert(.xTrueNorthZVertical) }
+        }
+        return frames
+    }
+
+    /// The accuracy of the magnetic field (and so of the north frames and headings).
+    public var calibrationAccuracy: MagneticFieldCalibrationAccuracy {
+        guard fieldSeen else { return .uncalibrated }
+        return configuration.magnetometerCalibration == .trusted ? .high : calibrator.accuracy
+    }
+
+    /// The flags a user needs to see why the engine does what it does.
+    public var status: MotionEngineStatus {
+        MotionEngineStatus(initialized: isReady, atRest: estimator.state.atRest,
+                           magneticallyDisturbed: estimator.state.magneticallyDisturbed,
+                           calibrationAccuracy: calibrationAccuracy,
+                           calibrationNeeded: magnetometerPresent && configuration.magnetometerCalibration == .online
+                               && calibrator.calibrationNeeded,
+                           gyroscopeBias: estimator.state.bias, axisCheck: axisCheck.verdict,
+                           gyroscopeCorrection: gyroscopeCorrection)
+    }
+
+    /// Feeds one sample; returns what changed that deserves a log line, if anything.
+    @discardableResult
+    public mutating func update(_ sample: Sample) -> Event? {
+        let v = sample.vector, t = sample.timestamp
+        guard v.isFinite, t.isFinite else { return nil }
+        latestTime = max(latestTime, t)
+        switch sample.kind {
+        case .gyroscope:
+            let rate = gyroscopeCorrection.map { $0 * v } ?? v
+            hasGyroscope = true
+            axisCheck.update(gyroscope: rate, at: t)
+            estimator.update(gyroscope: rate, at: t)
+            return nil
+        case .accelerometer:
+            acceleration = v
+            let wasDecided = axisCheck.isDecided
+            axisCheck.update(accelerometer: v, at: t)
+            let wasInitialized = estimator.isInitialized
+            estimator.update(accelerometer: v, at: t)
+            if !wasInitialized, estimator.isInitialized {
+                ownAnchor.arbitraryYaw = Attitude(quaternion: estimator.attitude6D).yaw
+            }
+            return wasDecided || !axisCheck.isDecided ? nil : concludeAxisCheck()
+        case .magnetometer:
+            return updateMagnetometer(v, at: t)
+        }
+    }
+
+    private mutating func updateMagnetometer(_ raw: Vector3, at t: Double) -> Event? {
+        magnetometerPresent = true
+        fieldSeen = true
+        var event: Event?
+        let accuracyBefore = calibrator.accuracy
+        if configuration.magnetometerCalibration == .online {
+            let before = calibrator.calibration
+            calibrator.update(raw, at: t)
+            let after = calibrator.calibration
+            // A new calibration that turns the field noticeably invalidates the learned
+            // magnetic reference: start the heading afresh instead of easing over 20 s.
+            if after != before {
+                let old = before.apply(raw), new = after.apply(raw)
+                if old.norm == 0 || acos(max(-1, min(1, old.dot(new) / (old.norm * new.norm)))) > 5 * .pi / 180 {
+                    estimator.resetMagneticReference()
+                }
+            }
+            if calibrator.accuracy != accuracyBefore {
+                event = .calibrationAccuracyChanged(from: accuracyBefore, to: calibrator.accuracy)
+            }
+            field = calibrator.calibrated(raw)
+        } else {
+            field = raw
+        }
+        let headingKnown = estimator.state.headingInitialized
+        estimator.update(magnetometer: field, at: t)
+        if !headingKnown, estimator.state.headingInitialized {
+            ownAnchor.correctedYaw = Attitude(quaternion: estimator.attitude9D).yaw
+        }
+        if estimator.state.magneticallyDisturbed != disturbed {
+            disturbed = estimator.state.magneticallyDisturbed
+            event = event ?? .magneticDisturbance(began: disturbed)
+        }
+        return event
+    }
+
+    /// Records the self-check's verdict and, when configured and needed, applies its correction
+    /// (the estimator restarts in the corrected frame; the check runs again to confirm).
+    private mutating func concludeAxisCheck() -> Event {
+        let verdict = axisCheck.verdict
+        guard configuration.applyAxisCorrection, case .inconsistent(let correction) = verdict else {
+            return .axisCheckConcluded(verdict, applied: false)
+        }
+        gyroscopeCorrection = correction * (gyroscopeCorrection ?? .identity)
+        // Start afresh, bias included: a bias learned in motion from wrong axes is meaningless.
+        estimator.restore(AttitudeEstimator.State())
+        axisCheck.reset()
+        return .axisCheckConcluded(verdict, applied: true)
+    }
+
+    private var isReady: Bool { estimator.isInitialized && hasGyroscope }
+
+    /// The zero of the arbitrary frames as of now: take it when a consumer starts updates.
+    public func anchor() -> FrameAnchor {
+        FrameAnchor(arbitraryYaw: Attitude(quaternion: estimator.attitude6D).yaw,
+                    correctedYaw: estimator.state.headingInitialized ? Attitude(quaternion: estimator.attitude9D).yaw : nil)
+    }
+
+    /// The attitude quaternion in `frame` (device → reference), or why there is none.
+    public func attitude(in frame: AttitudeReferenceFrame, anchor: FrameAnchor? = nil) throws(DeviceMotionUnavailable) -> Quaternion {
+        guard AttitudeReferenceFrame.named.contains(where: { $0.frame == frame }) else { throw .notAFrame(frame) }
+        guard availableFrames.contains(frame) else {
+            throw .frameUnavailable(frame, reason: magnetometerPresent
+                ? "no declination: configure a location or a declination"
+                : "the device has no magnetometer")
+        }
+        guard isReady else { throw .warmingUp }
+        let z = Vector3(0, 0, 1)
+        switch frame {
+        case .xArbitraryZVertical:
+            let yaw = (anchor ?? ownAnchor).arbitraryYaw
+            return (Quaternion(axis: z, angle: -yaw) * estimator.attitude6D).normalized
+        default:
+            guard estimator.state.headingInitialized else { throw .warmingUp }
+            let q = estimator.attitude9D
+            switch frame {
+            case .xMagneticNorthZVertical:
+                return q
+            case .xTrueNorthZVertical:
+                // Magnetic north lies `declination` east (clockwise) of true north.
+                return (Quaternion(axis: z, angle: -(configuration.declination ?? 0) * .pi / 180) * q).normalized
+            default:
+                let yaw = anchor?.correctedYaw ?? ownAnchor.correctedYaw ?? 0
+                return (Quaternion(axis: z, angle: -yaw) * q).normalized
+            }
+        }
+    }
+
+    /// Device motion in `frame` at the latest sample.
+    public func deviceMotion(in frame: AttitudeReferenceFrame, anchor: FrameAnchor? = nil) throws(DeviceMotionUnavailable) -> DeviceMotion {
+        let q = try attitude(in: frame, anchor: anchor)
+        return DeviceMotion(timestamp: latestTime, attitude: Attitude(quaternion: q),
+                            rotationRate: RotationRate(estimator.state.rotationRate),
+                            measuredAcceleration: Acceleration(acceleration),
+                            magneticField: CalibratedMagneticField(field: MagneticField(field), accuracy: calibrationAccuracy),
+                            referenceFrame: frame)
+    }
+
+    /// The compass heading of the `orientation` edge at the latest sample.
+    public func heading(orientation: HeadingOrientation = .portrait) throws(DeviceMotionUnavailable) -> Heading {
+        let magnetic = try Attitude(quaternion: attitude(in: .xMagneticNorthZVertical)).heading(of: orientation)
+        let trueHeading = configuration.declination.map { ($0 + magnetic).truncatingRemainder(dividingBy: 360) }
+            .map { $0 < 0 ? $0 + 360 : $0 } ?? -1
+        return Heading(timestamp: latestTime, magneticHeading: magnetic, trueHeading: trueHeading,
+                       headingAccuracy: headingAccuracy, field: MagneticField(field))
+    }
+
+    /// The likely largest heading error, degrees (−1 while uncalibrated); see ``MotionEngineStatus``.
+    public var headingAccuracy: Double {
+        HeadingAccuracy.degrees(calibration: calibrationAccuracy,
+                                relativeResidual: configuration.magnetometerCalibration == .online ? calibrator.state.residual : 0,
+                                dip: estimator.state.magneticDip, disturbed: estimator.state.magneticallyDisturbed)
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import Testing
+import MotionCore
+
+/// The calibrator on synthetic magnetometer data with known hard and soft iron.
+@Suite("MagnetometerCalibrator")
+struct MagnetometerCalibratorTests {
+    /// Earth's field in the reference frame: 48 µT, dip 60° (north, down).
+    static let earth = Vector3(48 * cos(Double.pi / 3), 0, -48 * sin(Double.pi / 3))
+    static let offset = Vector3(25, -40, 12)
+    /// Symmetric, semi-axis ratio about 1.25.
+    static let softIron = Matrix3(rowMajor: [1.12, 0.06, -0.04, 0.06, 0.93, 0.05, -0.04, 0.05, 1.04])
+    static let rate = 50.0 // Hz
+
+    /// Ordinary motion: turning about three axes at unrelated rates (up to 50 °/s), so the field
+    /// direction in the device frame wanders over most of the sphere in about a minute.
+    static func attitude(_ t: Double) -> Quaternion {
+        Quaternion(axis: Vector3(0, 0, 1), angle: 0.9 * t)
+            * Quaternion(axis: Vector3(1, 0, 0), angle: 0.63 * t)
+            * Quaternion(axis: Vector3(0, 1, 0), angle: 0.41 * t)
+    }
+
+    /// Raw readings: distorted field plus 0.5 µT Gaussian noise per axis, at `rate` from `start`.
+    static func samples(from start: Double, seconds: Double, offset: Vector3 = offset, seed: UInt64 = 1,
+                        attitude: (Double) -> Quaternion = attitude) -> [(raw: Vector3, time: Double)] {
+        var random = SeededRandom(seed: seed)
+        return (0..<Int(seconds * rate)).map { i in
+            let t = start + Double(i) / rate
+            let device = attitude(t).inverse.rotate(earth)
+            return (softIron * device + offset + random.gaussianVector(sigma: 0.5), t)
+        }
+    }
+
+    static func feed(_ calibrator: inout MagnetometerCalibrator, _ samples: [(raw: Vector3, time: Double)]) {
+        for sample in samples { calibrator.update(sample.raw, at: sample.time) }
+    }
+
+    /// Largest relative deviation of the calibrated magnitude from the calibration's field
+    /// strength, over noise-free readings from 500 directions spread over the sphere.
+    static func magnitudeError(_ calibration: MagnetometerCalibration, offset: Vector3 = offset) -> Double {
+        let n = 500
+        return (0..<n).map { i in
+            // Fibonacci sphere.
+            let z = 1 - 2 * (Double(i) + 0.5) / Double(n)
+            let phi = Double(i) * Double.pi * (3 - 5.0.squareRoot())
+            let r = (1 - z * z).squareRoot()
+            let raw = softIron * (Vector3(r * cos(phi), r * sin(phi), z) * earth.norm) + offset
+            return abs(calibration.apply(raw).norm / calibration.fieldStrength - 1)
+        }.max()!
+    }
+
+    @Test("ordinary motion: offset within 1 µT and calibrated magnitude constant within 2 %")
+    func converges() {
+        var calibrator = MagnetometerCalibrator()
+        Self.feed(&calibrator, Self.samples(from: 0, seconds: 120))
+        #expect(calibrator.accuracy == .high)
+        #expect((calibrator.calibration.offset - Self.offset).norm < 1, "offset \(calibrator.calibration.offset)")
+        #expect(Self.magnitudeError(calibrator.calibration) < 0.02)
+        #expect(calibrator.state.coverage >= 20)
+    }
+
+    @Test("a hard iron three times Earth's field is learned as well")
+    func largeHardIron() {
+        var calibrator = MagnetometerCalibrator()
+        let offset = Vector3(150, -80, 60)
+        Self.feed(&calibrator, Self.samples(from: 0, seconds: 120, offset: offset))
+        #expect(calibrator.accuracy == .high)
+        #expect((calibrator.calibration.offset - offset).norm < 1, "offset \(calibrator.calibration.offset)")
+        #expect(Self.magnitudeError(calibrator.calibration, offset: offset) < 0.02)
+    }
+
+    @Test("accuracy rises uncalibrated → low → medium → high; the figure-eight hint clears")
+    func progression() {
+        var calibrator = MagnetometerCalibrator()
+        #expect(calibrator.accuracy == .uncalibrated)
+        #expect(calibrator.calibrationNeeded)
+        var levels: [MagneticFieldCalibrationAccuracy] = [calibrator.accuracy]
+        for sample in Self.samples(from: 0, seconds: 120) {
+            calibrator.update(sample.raw, at: sample.time)
+            if calibrator.accuracy != levels.last { levels.append(calibrator.accuracy) }
+        }
+        #expect(levels == [.uncalibrated, .low, .medium, .high])
+        #expect(!calibrator.calibrationNeeded)
+    }
+
+    @Test("turning about one axis only (a ring of readings) never calibrates")
+    func oneAxis() {
+        var calibrator = MagnetometerCalibrator()
+        let yaw = { (t: Double) in Quaternion(axis: Vector3(0, 0, 1), angle: 0.5 * t) }
+        Self.feed(&calibrator, Self.samples(from: 0, seconds: 120, attitude: yaw))
+        #expect(calibrator.accuracy == .uncalibrated)
+        #expect(calibrator.calibrationNeeded)
+    }
+
+    @Test("a lasting change of hard iron drops the accuracy, then re-converges to the new offset")
+    func hardIronChange() {
+        var calibrator = MagnetometerCalibrator()
+        Self.feed(&calibrator, Self.samples(from: 0, seconds: 120))
+        #expect(calibrator.accuracy == .high)
+        let newOffset = Vector3(-10, 30, -20)
+        var lowest = calibrator.accuracy
+        for sample in Self.samples(from: 120, seconds: 180, offset: newOffset, seed: 2) {
+            calibrator.update(sample.raw, at: sample.time)
+            lowest = min(lowest, calibrator.accuracy)
+        }
+        #expect(lowest <= .low)
+        #expect(calibrator.accuracy == .high)
+        #expect((calibrator.calibration.offset - newOffset).norm < 1, "offset \(calibrator.calibration.offset)")
+        #expect(Self.magnitudeError(calibrator.calibration, offset: newOffset) < 0.02)
+    }
+
+    @Test("a passing magnet (2 s) neither changes the calibration nor lowers the accuracy")
+    func transientDisturbance() {
+        var calibrator = MagnetometerCalibrator()
+        Self.feed(&calibrator, Self.samples(from: 0, seconds: 120))
+        let before = calibrator.calibration
+        for sample in Self.samples(from: 120, seconds: 2, offset: Self.offset + Vector3(30, 0, 0), seed: 3) {
+            calibrator.update(sample.raw, at: sample.time)
+            #expect(calibrator.accuracy == .high)
+        }
+        #expect(calibrator.calibration == before)
+        // None of the disturbed samples was retained.
+        let strength = calibrator.calibration.fieldStrength
+        #expect(calibrator.state.samples.compactMap { $0 }.allSatisfy {
+            abs(calibrator.calibrated($0.field).norm / strength - 1) < 0.1
+        })
+        Self.feed(&calibrator, Self.samples(from: 122, seconds: 30, seed: 4))
+        #expect(calibrator.accuracy == .high)
+        #expect((calibrator.calibration.offset - Self.offset).norm < 1)
+    }
+
+    @Test("non-finite samples change nothing")
+    func nonFinite() {
+        var calibrator = MagnetometerCalibrator()
+        Self.feed(&calibrator, Self.samples(from: 0, seconds: 30))
+        let state = calibrator.state
+        calibrator.update(Vector3(.nan, 1, 2), at: 30)
+        calibrator.update(Vector3(1, .infinity, 2), at: 30.02)
+        calibrator.update(Vector3(1, 2, -.infinity), at: 30.04)
+        calibrator.update(Vector3(30, 20, 10), at: .nan)
+        calibrator.update(Vector3(30, 20, 10), at: .infinity)
+        #expect(calibrator.state == state)
+    }
+
+    @Test("the state survives JSON exactly and the restored calibrator continues identically")
+    func codableRoundTrip() throws {
+        var original = MagnetometerCalibrator()
+        Self.feed(&original, Self.samples(from: 0, seconds: 40))
+        let data = try JSONEncoder().encode(original.state)
+        let decoded = try JSONDecoder().decode(MagnetometerCalibrator.State.self, from: data)
+        #expect(decoded == original.state)
+        var restored = MagnetometerCalibrator(restoring: decoded)
+        #expect(restored.accuracy == original.accuracy)
+        var diverged = 0
+        for sample in Self.samples(from: 40, seconds: 80, seed: 5) {
+            original.update(sample.raw, at: sample.time)
+            restored.update(sample.raw, at: sample.time)
+            if restored.calibration != original.calibration { diverged += 1 }
+        }
+        #expect(diverged == 0)
+        #expect(restored.state == original.state)
+        #expect(restored.accuracy == .high)
+    }
+
+    @Test("apply subtracts the offset, then applies the soft iron; identity changes nothing")
+    func applyCalibration() {
+        let raw = Vector3(10, 20, 30)
+        #expect(MagnetometerCalibration.identity.apply(raw) == raw)
+        let calibration = MagnetometerCalibration(offset: Vector3(1, 2, 3), softIron: Matrix3(rowMajor: [2, 0, 0, 0, 1, 0, 0, 0, 0.5]), fieldStrength: 40)
+        #expect(calibration.apply(raw) == Vector3(18, 18, 13.5))
+    }
+}

@@ -1,0 +1,244 @@
+import Foundation
+import Testing
+import MotionCore
+
+/// The engine as the daemon uses it: warm-up, frame availability, the four frames and headings
+/// on canonical poses, persistence, calibration and the axis self-check end to end.
+@Suite("MotionEngine")
+struct MotionEngineTests {
+    static let deg = Double.pi / 180
+    /// Earth field in the north frame (X north, Y west, Z up), µT: 20 horizontal, 44 down.
+    static let earth = Vector3(20, 0, -44)
+
+    /// Feeds a still device for `seconds` at 100 Hz in `pose` (device → north frame).
+    static func hold(_ engine: inout MotionEngine, pose: Quaternion, from start: Double = 0, seconds: Double = 2,
+                     magnetometer: Bool = true) {
+        for i in 0..<Int(seconds * 100) {
+            let t = start + Double(i) * 0.01
+            engine.update(Sample(kind: .gyroscope, timestamp: t, vector: .zero))
+            engine.update(Sample(kind: .accelerometer, timestamp: t, vector: pose.inverse.rotate(Vector3(0, 0, -1))))
+            if magnetometer {
+                engine.update(Sample(kind: .magnetometer, timestamp: t, vector: pose.inverse.rotate(earth)))
+            }
+        }
+    }
+
+    /// Flat, face up, top edge pointing `heading` degrees clockwise from north.
+    static func flat(heading: Double) -> Quaternion {
+        // Top (+y) to north is a −90° turn about Z; each further degree clockwise is another −1°.
+        Quaternion(axis: Vector3(0, 0, 1), angle: -(90 + heading) * deg)
+    }
+
+    static func trusted(declination: Double? = nil) -> MotionEngine.Configuration {
+        var configuration = MotionEngine.Configuration()
+        configuration.magnetometerCalibration = .trusted
+        configuration.declination = declination
+        return configuration
+    }
+
+    @Test("warm-up: nothing before an accelerometer and a gyroscope sample; magnetic frames wait for the magnetometer")
+    func warmUp() {
+        var engine = MotionEngine(configuration: Self.trusted())
+        engine.magnetometerPresent = true
+        #expect(throws: DeviceMotionUnavailable.warmingUp) { try engine.deviceMotion(in: .xArbitraryZVertical) }
+        engine.update(Sample(kind: .accelerometer, timestamp: 0, vector: Vector3(0, 0, -1)))
+        #expect(throws: DeviceMotionUnavailable.warmingUp) { try engine.deviceMotion(in: .xArbitraryZVertical) }
+        engine.update(Sample(kind: .gyroscope, timestamp: 0.01, vector: .zero))
+        #expect((try? engine.deviceMotion(in: .xArbitraryZVertical)) != nil)
+        #expect(throws: DeviceMotionUnavailable.warmingUp) { try engine.deviceMotion(in: .xMagneticNorthZVertical) }
+        #expect(throws: DeviceMotionUnavailable.warmingUp) { try engine.heading() }
+        engine.update(Sample(kind: .magnetometer, timestamp: 0.01, vector: Vector3(20, 0, -44)))
+        #expect((try? engine.deviceMotion(in: .xMagneticNorthZVertical)) != nil)
+        #expect(engine.status.isNorthReliable) // trusted calibration is reported high
+    }
+
+    @Test("without a magnetometer only the 6D frame exists; without a declination no true north")
+    func availability() {
+        var engine = MotionEngine()
+        Self.hold(&engine, pose: Self.flat(heading: 0), magnetometer: false)
+        #expect(engine.availableFrames == .xArbitraryZVertical)
+        for frame in [AttitudeReferenceFrame.xArbitraryCorrectedZVertical, .xMagneticNorthZVertical, .xTrueNorthZVertical] {
+            #expect(throws: DeviceMotionUnavailable.frameUnavailable(frame, reason: "the device has no magnetometer")) {
+                try engine.deviceMotion(in: frame)
+            }
+        }
+        #expect(throws: DeviceMotionUnavailable.frameUnavailable(.xMagneticNorthZVertical, reason: "the device has no magnetometer")) {
+            try engine.heading()
+        }
+        engine.magnetometerPresent = true
+        #expect(engine.availableFrames == [.xArbitraryZVertical, .xArbitraryCorrectedZVertical, .xMagneticNorthZVertical])
+        #expect(throws: DeviceMotionUnavailable.frameUnavailable(.xTrueNorthZVertical, reason: "no declination: configure a location or a declination")) {
+            try engine.deviceMotion(in: .xTrueNorthZVertical)
+        }
+        #expect(throws: DeviceMotionUnavailable.notAFrame([.xArbitraryZVertical, .xMagneticNorthZVertical])) {
+            try engine.deviceMotion(in: [.xArbitraryZVertical, .xMagneticNorthZVertical])
+        }
+        // The engine never saw a field: the magnetic field is uncalibrated, and no calibration is asked for.
+        #expect(engine.calibrationAccuracy == .uncalibrated)
+    }
+
+    @Test("top edge 30° east of magnetic north, declination 10° east: the four frames and headings agree")
+    func framesOnCanonicalPose() throws {
+        var engine = MotionEngine(configuration: Self.trusted(declination: 10))
+        Self.hold(&engine, pose: Self.flat(heading: 30))
+        let magnetic = try engine.deviceMotion(in: .xMagneticNorthZVertical)
+        #expect(abs(magnetic.heading - 30) < 0.5)
+        // Yaw 0 = +x north; the top edge at 30° puts +x at 120° clockwise = −120° yaw.
+        #expect(abs(magnetic.attitude.yaw / Self.deg + 120) < 0.5)
+        let trueNorth = try engine.deviceMotion(in: .xTrueNorthZVertical)
+        #expect(abs(trueNorth.heading - 40) < 0.5)
+        #expect(abs(trueNorth.attitude.yaw / Self.deg + 130) < 0.5)
+        // The arbitrary frames start at yaw 0 and carry no heading.
+        for frame in [AttitudeReferenceFrame.xArbitraryZVertical, .xArbitraryCorrectedZVertical] {
+            let motion = try engine.deviceMotion(in: frame, anchor: engine.anchor())
+            #expect(abs(motion.attitude.yaw) < 1e-6)
+            #expect(motion.heading == -1)
+            #expect(abs(motion.gravity.z + 1) < 1e-3)
+        }
+        let heading = try engine.heading()
+        #expect(abs(heading.magneticHeading - 30) < 0.5)
+        #expect(abs(heading.trueHeading - 40) < 0.5)
+        #expect(heading.headingAccuracy > 0)
+        #expect(abs(try engine.heading(orientation: .landscapeLeft).magneticHeading - 120) < 0.5)
+        #expect(abs(try engine.heading(orientation: .landscapeRight).magneticHeading - 300) < 0.5)
+        #expect(abs(try engine.heading(orientation: .portraitUpsideDown).magneticHeading - 210) < 0.5)
+        // Without a declination the true heading is invalid (negative), as Core Location's.
+        var noDeclination = MotionEngine(configuration: Self.trusted())
+        Self.hold(&noDeclination, pose: Self.flat(heading: 30))
+        #expect(try noDeclination.heading().trueHeading == -1)
+    }
+
+    @Test("a turn of 90° counter-clockwise shows as +90° yaw in both arbitrary frames, anchored at the start")
+    func arbitraryFramesFollowTurns() throws {
+        var engine = MotionEngine(configuration: Self.trusted())
+        Self.hold(&engine, pose: Self.flat(heading: 200))
+        let anchor = engine.anchor()
+        // Turn at 45 °/s about +z for 2 s, with a field consistent with the turn.
+        var pose = Self.flat(heading: 200)
+        for i in 1...200 {
+            let t = 2 + Double(i) * 0.01
+            let rate = Vector3(0, 0, 45 * Self.deg)
+            pose = (pose * Quaternion(axis: rate, angle: rate.norm * 0.01)).normalized
+            engine.update(Sample(kind: .gyroscope, timestamp: t, vector: rate))
+            engine.update(Sample(kind: .accelerometer, timestamp: t, vector: pose.inverse.rotate(Vector3(0, 0, -1))))
+            engine.update(Sample(kind: .magnetometer, timestamp: t, vector: pose.inverse.rotate(Self.earth)))
+        }
+        for frame in [AttitudeReferenceFrame.xArbitraryZVertical, .xArbitraryCorrectedZVertical] {
+            let yaw = try engine.deviceMotion(in: frame, anchor: anchor).attitude.yaw / Self.deg
+            #expect(abs(yaw - 90) < 1, "\(frame): \(yaw)")
+        }
+        // Counter-clockwise seen from above: the heading fell from 200° to 110°.
+        #expect(abs(try engine.heading().magneticHeading - 110) < 1)
+    }
+
+    @Test("online calibration learns a hard- and soft-iron distortion from tumbling; the heading is then right")
+    func onlineCalibration() throws {
+        var engine = MotionEngine()
+        let softIron = Matrix3(rows: Vector3(1.15, 0.05, 0), Vector3(0.05, 0.9, 0.02), Vector3(0, 0.02, 1.05))
+        let hardIron = Vector3(25, -40, 12)
+        var random = SeededRandom(seed: 3)
+        #expect(engine.status.calibrationNeeded == false) // no magnetometer seen yet
+        var accuracies: [MagneticFieldCalibrationAccuracy] = []
+        var last: TumblingMotion.Step?
+        for step in TumblingMotion(seconds: 120).steps {
+            last = step
+            engine.update(Sample(kind: .gyroscope, timestamp: step.time, vector: step.rate + random.gaussianVector(sigma: 0.002)))
+            engine.update(Sample(kind: .accelerometer, timestamp: step.time, vector: step.gravity + random.gaussianVector(sigma: 0.002)))
+            let raw = softIron * step.field(Self.earth) + hardIron + random.gaussianVector(sigma: 0.3)
+            if let event = engine.update(Sample(kind: .magnetometer, timestamp: step.time, vector: raw)),
+               case .calibrationAccuracyChanged(_, let to) = event {
+                accuracies.append(to)
+            }
+            if step.time < 0.02 { #expect(engine.status.calibrationNeeded) }
+        }
+        #expect(accuracies.last == .high, "\(accuracies)")
+        #expect(!engine.status.calibrationNeeded)
+        // At the end of the motion the heading follows the true one within 3°.
+        let truth = Attitude(quaternion: try #require(last).attitude).heading
+        let heading = try engine.heading()
+        #expect(abs((heading.magneticHeading - truth).remainder(dividingBy: 360)) < 3, "\(heading) vs \(truth)")
+        #expect(heading.headingAccuracy > 0 && heading.headingAccuracy < 10)
+    }
+
+    @Test("persistent state survives JSON and restores bias and calibration")
+    func persistence() throws {
+        var engine = MotionEngine()
+        let bias = Vector3(0.01, -0.005, 0.008)
+        for i in 0..<500 {
+            let t = Double(i) * 0.01
+            engine.update(Sample(kind: .gyroscope, timestamp: t, vector: bias))
+            engine.update(Sample(kind: .accelerometer, timestamp: t, vector: Vector3(0, 0, -1)))
+        }
+        let saved = engine.persistentState
+        let json = try JSONEncoder().encode(saved)
+        let decoded = try JSONDecoder().decode(MotionEngine.PersistentState.self, from: json)
+        #expect(decoded == saved)
+        let restored = MotionEngine(restoring: decoded)
+        #expect(isClose(restored.status.gyroscopeBias, bias, tolerance: 1e-3))
+        #expect(restored.persistentState == saved)
+    }
+
+    @Test("a flipped gyroscope axis is found and, when configured, corrected: the attitude then tracks the truth")
+    func axisCorrection() throws {
+        var configuration = Self.trusted()
+        configuration.applyAxisCorrection = true
+        var engine = MotionEngine(configuration: configuration)
+        let flip = Matrix3(rows: Vector3(1, 0, 0), Vector3(0, -1, 0), Vector3(0, 0, 1))
+        var events: [MotionEngine.Event] = []
+        var last: TumblingMotion.Step?
+        for step in TumblingMotion(seconds: 90).steps {
+            engine.update(Sample(kind: .gyroscope, timestamp: step.time, vector: flip * step.rate))
+            if let event = engine.update(Sample(kind: .accelerometer, timestamp: step.time, vector: step.gravity)) {
+                events.append(event)
+            }
+            engine.update(Sample(kind: .magnetometer, timestamp: step.time, vector: step.field(Self.earth)))
+            last = step
+        }
+        #expect(events.first == .axisCheckConcluded(.inconsistent(correction: flip), applied: true), "\(events)")
+        #expect(events.contains(.axisCheckConcluded(.consistent, applied: false)), "the corrected gyroscope passes the re-check: \(events)")
+        #expect(engine.status.gyroscopeCorrection == flip)
+        let truth = try #require(last).attitude
+        let estimate = try engine.attitude(in: .xMagneticNorthZVertical)
+        let error = 2 * acos(min(1, abs((truth.inverse * estimate).w))) / Self.deg
+        #expect(error < 3, "attitude error \(error)°")
+        // The correction is part of what a restart restores.
+        #expect(MotionEngine(configuration: configuration, restoring: engine.persistentState).gyroscopeCorrection == flip)
+    }
+
+    @Test("non-finite samples change nothing")
+    func nonFinite() throws {
+        var engine = MotionEngine(configuration: Self.trusted())
+        Self.hold(&engine, pose: Self.flat(heading: 10))
+        let before = try engine.deviceMotion(in: .xMagneticNorthZVertical)
+        for kind in SensorKind.allCases {
+            engine.update(Sample(kind: kind, timestamp: 3, vector: Vector3(.nan, 0, 0)))
+            engine.update(Sample(kind: kind, timestamp: .infinity, vector: Vector3(0, 0, -1)))
+        }
+        #expect(try engine.deviceMotion(in: .xMagneticNorthZVertical) == before)
+    }
+}
+
+@Suite("HeadingFilter")
+struct HeadingFilterTests {
+    @Test("passes a heading only after the minimum change, across north too")
+    func minimumChange() {
+        var filter = HeadingFilter(minimumChange: 3)
+        // 358 passes; 0.5 is only 2.5° away across north; 1.5 is 3.5° away; NaN never passes.
+        let passed = [358, 0.5, 1.5, .nan].map { filter.admit($0) }
+        #expect(passed == [true, false, true, false])
+        var none = HeadingFilter(minimumChange: 0)
+        #expect([10, 10, 10.01].map { none.admit($0) } == [true, true, true])
+        #expect(HeadingFilter().minimumChange == 1) // Core Location's default
+    }
+
+    @Test("heading accuracy: invalid when uncalibrated, a floor per level, worse when disturbed")
+    func accuracy() {
+        #expect(HeadingAccuracy.degrees(calibration: .uncalibrated, relativeResidual: 0, dip: 1, disturbed: false) == -1)
+        #expect(HeadingAccuracy.degrees(calibration: .high, relativeResidual: 0, dip: 1, disturbed: false) == 2)
+        #expect(HeadingAccuracy.degrees(calibration: .low, relativeResidual: 0, dip: 1, disturbed: false) == 15)
+        // 2 % residual at 60° dip: atan(0.04 / 0.5) ≈ 4.57°.
+        let fit = HeadingAccuracy.degrees(calibration: .high, relativeResidual: 0.02, dip: Double.pi / 3, disturbed: false)
+        #expect(abs(fit - 4.574) < 0.01)
+        #expect(HeadingAccuracy.degrees(calibration: .high, relativeResidual: 0.02, dip: Double.pi / 3, disturbed: true) == fit + 10)
+    }
+}
