@@ -1,5 +1,5 @@
 # motiond — Core Motion for Linux.
-#   make demo     run the daemon on the built-in simulated IMU and show live samples
+#   make demo     run the daemon on the built-in simulated IMU and show live device motion
 #   make check    build and run every test (emulated IIO hardware through umockdev and iiod)
 #   make install  install binaries and system files (PREFIX, DESTDIR)
 
@@ -30,7 +30,7 @@ build: deps
 # face down. Samples are printed live; stop with Ctrl-C.
 demo: build
 	@echo "motiond on the simulated IMU (sim:) for $(DEMO_SECONDS) s — Ctrl-C stops"
-	.build/release/motiond --source sim: --print-samples --interval 0.1 --duration $(DEMO_SECONDS)
+	.build/release/motiond --source sim: --print-motion xMagneticNorthZVertical --interval 0.1 --duration $(DEMO_SECONDS)
 
 check: test-deps
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)

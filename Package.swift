@@ -30,10 +30,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Command-line options the daemon and motionctl share (engine settings).
+        .target(
+            name: "MotionCommandLine",
+            dependencies: [
+                "MotionCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
         .executableTarget(
             name: "motiond",
             dependencies: [
-                "MotionCore", "MotionIIO",
+                "MotionCore", "MotionIIO", "MotionCommandLine",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -42,7 +51,7 @@ let package = Package(
         .executableTarget(
             name: "motionctl",
             dependencies: [
-                "MotionCore",
+                "MotionCore", "MotionCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

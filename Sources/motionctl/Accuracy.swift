@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MotionCore
+import MotionCommandLine
 
 struct Accuracy: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -22,13 +23,10 @@ struct Accuracy: ParsableCommand {
     @Option(help: "Override the motion bias time constant (s; 0 disables), to study one parameter set across all files.")
     var motionBiasTau: Double?
 
-    @Option(help: "Files to evaluate: the six shared ones (default) or every CSV under the dataset directory (all).")
-    var files = "shared"
-
     @OptionGroup var engine: EngineOptions
 
     /// The files and VQF 2.1.2's published results on them (total RMSE, degrees; dataset README).
-    static let shared: [(path: String, vqf9D: Double?, vqf6D: Double?)] = [
+    static let files: [(path: String, vqf9D: Double, vqf6D: Double)] = [
         ("full_285.7hz/07_undisturbed_fast_rotation_B.csv", 1.75, 1.55),
         ("dec3_95.2hz/05_undisturbed_slow_rotation_with_breaks_B.csv", 1.02, 0.68),
         ("dec3_95.2hz/07_undisturbed_fast_rotation_B.csv", 2.55, 1.55),
@@ -42,12 +40,6 @@ struct Accuracy: ParsableCommand {
             print("BROAD dataset not found at \(dataset) (it lives in ../shared beside a CI clone); nothing to evaluate")
             return
         }
-        let list: [(path: String, vqf9D: Double?, vqf6D: Double?)]
-        switch files {
-        case "shared": list = Self.shared
-        case "all": list = try allFiles()
-        default: throw ValidationError("--files \(files): expected shared or all")
-        }
         var configuration = try engine.configuration()
         if let accelerometerTau { configuration.estimator.accelerometerTau = accelerometerTau }
         if let magnetometerTau { configuration.estimator.magnetometerTau = magnetometerTau }
@@ -55,7 +47,7 @@ struct Accuracy: ParsableCommand {
         print("| file | 9D total / heading / incl. | VQF 9D total | 6D total / heading / incl. | VQF 6D total |")
         print("|---|---|---|---|---|")
         var sums = (nine: 0.0, six: 0.0, vqf9: 0.0, vqf6: 0.0)
-        for file in list {
+        for file in Self.files {
             let trace = try loadTrace("\(dataset)/\(file.path)")
             let references = trace.records.map(\.reference)
             let evaluate = trace.records.map { $0.movement ?? false }
@@ -68,29 +60,14 @@ struct Accuracy: ParsableCommand {
             let nine = score(.xMagneticNorthZVertical), six = score(.xArbitraryZVertical)
             sums.nine += nine.rmse.total
             sums.six += six.rmse.total
-            sums.vqf9 += file.vqf9D ?? .nan
-            sums.vqf6 += file.vqf6D ?? .nan
+            sums.vqf9 += file.vqf9D
+            sums.vqf6 += file.vqf6D
             func triple(_ s: OrientationError.Summary) -> String {
                 String(format: "%.2f / %.2f / %.2f", s.rmse.total, s.rmse.heading, s.rmse.inclination)
             }
-            func reference(_ value: Double?) -> String { value.map { String(format: "%.2f", $0) } ?? "–" }
-            print("| \(file.path) | \(triple(nine)) | \(reference(file.vqf9D)) | \(triple(six)) | \(reference(file.vqf6D)) |")
+            print("| \(file.path) | \(triple(nine)) | \(String(format: "%.2f", file.vqf9D)) | \(triple(six)) | \(String(format: "%.2f", file.vqf6D)) |")
         }
-        let n = Double(list.count)
-        func mean(_ sum: Double) -> String { sum.isNaN ? "–" : String(format: "%.2f", sum / n) }
-        print("| **mean** | **\(mean(sums.nine))** | \(mean(sums.vqf9)) | **\(mean(sums.six))** | \(mean(sums.vqf6)) |")
-    }
-
-    /// Every CSV under the dataset directory, with VQF's figures where the README has them.
-    private func allFiles() throws -> [(path: String, vqf9D: Double?, vqf6D: Double?)] {
-        let root = URL(fileURLWithPath: dataset)
-        guard let walker = FileManager.default.enumerator(atPath: root.path) else {
-            throw ValidationError("cannot list \(dataset)")
-        }
-        let paths = walker.compactMap { $0 as? String }.filter { $0.hasSuffix(".csv") }.sorted()
-        return paths.map { path in
-            let known = Self.shared.first { $0.path == path }
-            return (path, known?.vqf9D, known?.vqf6D)
-        }
+        let n = Double(Self.files.count)
+        print(String(format: "| **mean** | **%.2f** | %.2f | **%.2f** | %.2f |", sums.nine / n, sums.vqf9 / n, sums.six / n, sums.vqf6 / n))
     }
 }

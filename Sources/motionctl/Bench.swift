@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MotionCore
+import MotionCommandLine
 
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MotionCore
+import MotionCommandLine
 
 struct Fuse: ParsableCommand {
     static let configuration = CommandConfiguration(

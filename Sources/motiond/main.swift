@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Logging
+import MotionCommandLine
 import MotionCore
 import MotionIIO
 
@@ -34,7 +35,16 @@ struct Motiond: ParsableCommand {
     @Flag(help: "Print every sample on standard output.")
     var printSamples = false
 
-    @Option(help: "Exit after printing this many samples.")
+    @Option(help: "Print device motion in this reference frame (xArbitraryZVertical, xArbitraryCorrectedZVertical, xMagneticNorthZVertical, xTrueNorthZVertical) at the gyroscope's rate.")
+    var printMotion: String?
+
+    @Option(help: "Keep the learned gyroscope bias and magnetometer calibration in this JSON file across restarts.")
+    var stateFile: String?
+
+    @OptionGroup(title: "Motion engine")
+    var engine: EngineOptions
+
+    @Option(help: "Exit after printing this many lines.")
     var count: Int?
 
     @Option(help: "Exit after this many seconds.")
@@ -52,6 +62,10 @@ struct Motiond: ParsableCommand {
     func validate() throws {
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
         if let duration, !(duration.isFinite && duration > 0) { throw ValidationError("--duration must be a positive number of seconds") }
+        if let printMotion, AttitudeReferenceFrame(name: printMotion) == nil {
+            throw ValidationError("--print-motion \(printMotion): expected one of \(AttitudeReferenceFrame.named.map(\.name).joined(separator: ", "))")
+        }
+        if printMotion != nil && printSamples { throw ValidationError("--print-motion and --print-samples exclude each other") }
     }
 
     func run() throws {
@@ -101,8 +115,24 @@ struct Motiond: ParsableCommand {
             return
         }
 
-        try Runner(source: made, request: request, writer: printSamples || count != nil ? SampleWriter(json: json) : nil,
-                   count: count, duration: duration, logger: logger).run()
+        let configuration: MotionEngine.Configuration
+        do {
+            configuration = try engine.configuration()
+        } catch {
+            logger.error("\(error)")
+            throw ExitCode.failure
+        }
+        let store = stateFile.map { EngineStateStore(path: $0, logger: logger) }
+        let output: Runner.Output
+        if let frame = printMotion.flatMap(AttitudeReferenceFrame.init(name:)) {
+            output = .motion(SampleWriter(json: json), frame)
+        } else if printSamples || count != nil {
+            output = .samples(SampleWriter(json: json))
+        } else {
+            output = .summary
+        }
+        try Runner(source: made, request: request, engine: MotionEngine(configuration: configuration, restoring: store?.load()),
+                   output: output, count: count, duration: duration, store: store, logger: logger).run()
     }
 }
 

@@ -146,16 +146,12 @@ struct AttitudeEstimatorTests {
         #expect(estimator.state.heading == before)
     }
 
-    // BROAD dataset: D. Laidig, M. Caruso, A. Cereatti, T. Seel, "BROAD—A Benchmark for Robust
-    // Inertial Orientation Estimation", Data 6(7):72, 2021, doi:10.3390/data6070072, CC BY 4.0;
-    // a modified CSV subset in ../shared/datasets/broad.
-    static let broad = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/datasets/broad/dec3_95.2hz/05_undisturbed_slow_rotation_with_breaks_B.csv")
+    static let broad = "dec3_95.2hz/05_undisturbed_slow_rotation_with_breaks_B.csv"
 
     @Test("behavioural floor on a real recording (BROAD 05, slow rotation with breaks)",
-          .enabled(if: FileManager.default.fileExists(atPath: broad.path), "BROAD dataset not found beside the clone (../shared/datasets/broad)"))
+          .enabled(if: BroadDataset.exists(broad), BroadDataset.missing))
     func broadFloor() throws {
-        let trace = try TraceReader.parse(String(contentsOf: Self.broad, encoding: .utf8))
+        let trace = try BroadDataset.trace(Self.broad)
         let references = trace.records.map(\.reference)
         let evaluate = trace.records.map { $0.movement ?? false }
         for magnetometer in [true, false] {

@@ -2,30 +2,37 @@ import ArgumentParser
 import Foundation
 import MotionCore
 
-/// The engine settings the offline commands share with the daemon's configuration: how the
-/// magnetometer is calibrated and where true north comes from.
-struct EngineOptions: ParsableArguments {
-    @Option(help: "Magnetometer calibration: online (learned from motion, the daemon's default) or trusted (readings already calibrated).")
-    var magnetometerCalibration = "online"
+/// The motion-engine settings `motiond` and `motionctl` share on their command lines: how the
+/// magnetometer is calibrated, whether an axis self-check correction is applied, and where
+/// true north comes from.
+public struct EngineOptions: ParsableArguments {
+    @Option(help: "Magnetometer calibration: online (learned from motion, the default) or trusted (readings already calibrated, e.g. by a sensor hub).")
+    public var magnetometerCalibration = "online"
 
-    @Option(help: "Magnetic declination in degrees east (enables xTrueNorthZVertical).")
-    var declination: Double?
+    @Flag(help: "Apply the axis self-check's gyroscope correction when it finds one (otherwise it is only reported).")
+    public var applyAxisCorrection = false
+
+    @Option(help: "Magnetic declination in degrees east (enables xTrueNorthZVertical); west is negative: --declination=-4.")
+    public var declination: Double?
 
     @Option(help: "Latitude in degrees (with --longitude: declination from WMM2025).")
-    var latitude: Double?
+    public var latitude: Double?
 
     @Option(help: "Longitude in degrees.")
-    var longitude: Double?
+    public var longitude: Double?
 
     @Option(help: "Altitude in metres above the WGS-84 ellipsoid.")
-    var altitude = 0.0
+    public var altitude = 0.0
 
     @Option(help: "Date for the magnetic model, YYYY-MM-DD (default: today).")
-    var date: String?
+    public var date: String?
+
+    public init() {}
 
     /// The engine configuration these options describe.
-    func configuration() throws -> MotionEngine.Configuration {
+    public func configuration() throws -> MotionEngine.Configuration {
         var configuration = MotionEngine.Configuration()
+        configuration.applyAxisCorrection = applyAxisCorrection
         guard let mode = MotionEngine.MagnetometerCalibrationMode(rawValue: magnetometerCalibration) else {
             throw ValidationError("--magnetometer-calibration \(magnetometerCalibration): expected online or trusted")
         }

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+/// motiond fusing a replayed trace as a user runs it: device motion on standard output in the
+/// protocol's JSON shape, reference frames, and the engine state file across restarts.
+@Suite("motiond device motion")
+struct MotiondMotionTests {
+    /// Held upright (top edge up), the back facing east: the trace in DESIGN.md units
+    /// (m/s² with +9.81 on the up axis, µT). Device x points south, so the 20 µT northward field
+    /// reads −20 on x and the 44 µT downward part −44 on y.
+    static func uprightFacingEast(in dir: URL, rows: Int = 300) throws -> String {
+        var lines = ["t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z"]
+        for i in 0..<rows { lines.append("\(Double(i) / 100),0,0,0,0,9.80665,0,-20,-44,0") }
+        let path = dir.appendingPathComponent("upright.csv").path
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    static func lastMotion(_ stdout: String) throws -> [String: Any] {
+        let line = try #require(stdout.split(separator: "\n").last)
+        return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
+
+    static func vector(_ object: Any?) -> [Double] {
+        let v = object as? [String: Double] ?? [:]
+        return [v["x"] ?? .nan, v["y"] ?? .nan, v["z"] ?? .nan]
+    }
+
+    @Test("--print-motion prints deviceMotion lines: gravity, heading, frames with and without a declination")
+    func printsDeviceMotion() async throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let trace = try Self.uprightFacingEast(in: dir)
+        let base = [Emulation.motiond, "--source", "replay:\(trace)", "--replay-fast", "--json", "--count", "200",
+                    "--magnetometer-calibration", "trusted"]
+
+        let magnetic = try await Emulation.run(base + ["--print-motion", "xMagneticNorthZVertical"])
+        #expect(magnetic.status == 0, "\(magnetic.stderr)")
+        let motion = try Self.lastMotion(magnetic.stdout)
+        #expect(motion["type"] as? String == "deviceMotion")
+        #expect(motion["frame"] as? String == "xMagneticNorthZVertical")
+        let gravity = Self.vector(motion["gravity"])
+        #expect(abs(gravity[0]) < 1e-3 && abs(gravity[1] + 1) < 1e-3 && abs(gravity[2]) < 1e-3, "\(gravity)")
+        // Upright, the heading is where the back faces: east.
+        #expect(abs((motion["heading"] as? Double ?? .nan) - 90) < 0.5, "\(motion)")
+        let field = motion["magneticField"] as? [String: Any]
+        #expect(field?["accuracy"] as? String == "high") // trusted calibration
+
+        let trueNorth = try await Emulation.run(base + ["--print-motion", "xTrueNorthZVertical", "--declination=-4"])
+        #expect(abs((try Self.lastMotion(trueNorth.stdout)["heading"] as? Double ?? .nan) - 86) < 0.5)
+
+        // No declination: the frame is unavailable, said once, nothing printed until the duration ends.
+        let refused = try await Emulation.run([Emulation.motiond, "--source", "replay:\(trace)", "--replay-fast",
+                                               "--print-motion", "xTrueNorthZVertical", "--duration", "2"])
+        #expect(refused.status == 0)
+        #expect(refused.stdout.isEmpty)
+        #expect(refused.stderr.components(separatedBy: "xTrueNorthZVertical is unavailable: no declination").count == 2, "\(refused.stderr)")
+
+        let badFrame = try await Emulation.run(base + ["--print-motion", "north"])
+        #expect(badFrame.status != 0 && badFrame.stderr.contains("--print-motion north"))
+        let badLocation = try await Emulation.run(base + ["--print-motion", "xTrueNorthZVertical", "--latitude", "95", "--longitude", "10"])
+        #expect(badLocation.status != 0 && badLocation.stderr.contains("latitude 95.0° is not within"), "\(badLocation.stderr)")
+    }
+
+    @Test("the learned state is saved on exit and restored; a corrupt state file is moved aside, not overwritten blindly")
+    func stateFile() async throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // A still device with a 0.6 °/s gyroscope bias on x: rest detection learns it.
+        var lines = ["t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z"]
+        for i in 0..<600 { lines.append("\(Double(i) / 100),0.01,0,0,0,0,9.80665") }
+        let trace = dir.appendingPathComponent("still.csv").path
+        try (lines.joined(separator: "\n") + "\n").write(toFile: trace, atomically: true, encoding: .utf8)
+        let state = dir.appendingPathComponent("state/engine.json").path
+        let command = [Emulation.motiond, "--source", "replay:\(trace)", "--replay-fast", "--print-motion", "xArbitraryZVertical",
+                       "--count", "590", "--state-file", state]
+
+        let first = try await Emulation.run(command)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stderr.contains("no saved engine state"))
+        let saved = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: state))) as? [String: Any])
+        let bias = Self.vector(saved["gyroscopeBias"])
+        #expect(abs(bias[0] - 0.01) < 1e-3 && abs(bias[1]) < 1e-3, "\(bias)")
+
+        let second = try await Emulation.run(command)
+        #expect(second.stderr.contains("engine state restored from \(state)"), "\(second.stderr)")
+
+        try "{ not json".write(toFile: state, atomically: true, encoding: .utf8)
+        let corrupt = try await Emulation.run(command)
+        #expect(corrupt.status == 0)
+        #expect(corrupt.stderr.contains("cannot read engine state \(state)"), "\(corrupt.stderr)")
+        #expect(try String(contentsOfFile: state + ".corrupt", encoding: .utf8) == "{ not json")
+        #expect(FileManager.default.fileExists(atPath: state)) // a fresh state was saved on exit
+    }
+}
