@@ -23,8 +23,15 @@ import Foundation
 /// a Z-up frame: 6D with X wherever the device's heading was at start, 9D with X magnetic
 /// north and Y west.
 public struct AttitudeEstimator: Sendable {
-    public var parameters: AttitudeEstimatorParameters
+    public var parameters: AttitudeEstimatorParameters {
+        // The remembered gains follow from the time constants.
+        didSet { (gyroscopeGains, accelerometerGains, magnetometerGains) = (.init(), .init(), .init()) }
+    }
     public private(set) var state = State()
+    /// Per sensor, what its sample interval implies under the parameters' time constants.
+    private var gyroscopeGains = IntervalCache<(rest: Double, bias: Double)>()
+    private var accelerometerGains = IntervalCache<(rest: Double, filter: ButterworthCoefficients)>()
+    private var magnetometerGains = IntervalCache<(reference: Double, heading: Double)>()
 
     /// Everything the estimator learns, kept apart from the parameters so it can be saved,
     /// restored and reset.
@@ -32,11 +39,11 @@ public struct AttitudeEstimator: Sendable {
         public var gyroscopeQuaternion = Quaternion.identity
         public var inclinationQuaternion = Quaternion.identity
         /// Low-pass of the specific force in the almost-inertial frame, G.
-        public var inertialAcceleration = ButterworthLowPass(tau: AttitudeEstimatorParameters().accelerometerTau)
-        /// The same low-pass applied to the columns of the gyroscope rotation (device → inertial),
-        /// so a correction computed from the filtered acceleration is mapped back to the device
-        /// with a rotation of the same delay.
-        public var rotationColumns = [ButterworthLowPass](repeating: ButterworthLowPass(tau: AttitudeEstimatorParameters().accelerometerTau), count: 3)
+        public var inertialAcceleration = ButterworthLowPass<Vector3>()
+        /// The same low-pass applied to the transposed gyroscope rotation (its rows are the
+        /// columns of device → inertial), so a correction computed from the filtered acceleration
+        /// is mapped back to the device with a rotation of the same delay.
+        public var inverseRotation = ButterworthLowPass<Matrix3>()
         /// Heading offset, radians: 9D = Rz(heading) ⊗ 6D.
         public var heading = 0.0
         public var headingInitialized = false
@@ -89,10 +96,13 @@ public struct AttitudeEstimator: Sendable {
     /// True once the attitude has been initialised from the accelerometer.
     public var isInitialized: Bool { state.initialized }
 
-    /// The 6D attitude (no magnetometer): device → Z-up frame with an arbitrary X.
-    public var attitude6D: Quaternion { (state.inclinationQuaternion * state.gyroscopeQuaternion).normalized }
+    /// The 6D attitude (no magnetometer): device → Z-up frame with an arbitrary X. The product of
+    /// two unit quaternions, so unit up to rounding (not normalised again: it is computed per
+    /// magnetometer sample and per output).
+    public var attitude6D: Quaternion { state.inclinationQuaternion * state.gyroscopeQuaternion }
 
     /// The 9D attitude: device → X magnetic north, Y west, Z up (the 6D one until a heading is known).
+    @inline(__always) // called from the engine, it copied the whole estimator into a temporary
     public var attitude9D: Quaternion {
         (Quaternion(axis: Vector3(0, 0, 1), angle: state.heading) * attitude6D).normalized
     }
@@ -100,13 +110,16 @@ public struct AttitudeEstimator: Sendable {
     /// Integrates a gyroscope sample (rad/s).
     public mutating func update(gyroscope raw: Vector3, at time: Double) {
         guard raw.isFinite, time.isFinite else { return }
-        defer { state.lastGyroscope = time }
-        updateRest(gyroscope: raw, at: time)
+        let dt = state.lastGyroscope.map { time - $0 } ?? 0
+        state.lastGyroscope = time
+        // nil: the first sample or a gap, nothing to integrate or filter over.
+        let gains = isStep(dt) ? gyroscopeGains.value(for: dt) { dt in
+            (Self.gain(dt: dt, tau: parameters.restFilterTau), Self.gain(dt: dt, tau: parameters.restBiasTau))
+        } : nil
+        updateRest(gyroscope: raw, at: time, gains: gains)
         let rate = raw - state.bias
         state.rotationRate = rate
-        guard state.initialized, let last = state.lastGyroscope else { return }
-        let dt = time - last
-        guard dt > 0, dt <= parameters.maximumGap else { return }
+        guard state.initialized, gains != nil else { return }
         let angle = rate.norm * dt
         if angle > 0 {
             state.gyroscopeQuaternion = (state.gyroscopeQuaternion * Quaternion(axis: rate, angle: angle)).normalized
@@ -117,44 +130,54 @@ public struct AttitudeEstimator: Sendable {
     public mutating func update(accelerometer acceleration: Vector3, at time: Double) {
         guard acceleration.isFinite, time.isFinite, acceleration.norm > 1e-3 else { return }
         let force = -acceleration // specific force: points up at rest
-        updateRest(acceleration: force, at: time)
         let dt = state.lastAccelerometer.map { time - $0 }
         state.lastAccelerometer = time
+        let gains = dt.flatMap { dt in
+            isStep(dt) ? accelerometerGains.value(for: dt) { dt in
+                (Self.gain(dt: dt, tau: parameters.restFilterTau), ButterworthCoefficients(tau: parameters.accelerometerTau, dt: dt))
+            } : nil
+        }
+        updateRest(acceleration: force, gain: gains?.rest ?? 1)
         // First sample, or after a gap: start from what the accelerometer says.
         if !state.initialized || (dt ?? .infinity) > parameters.maximumGap {
             initialize(force)
             return
         }
-        guard let dt, dt > 0 else { return }
-        state.inertialAcceleration.tau = parameters.accelerometerTau
-        let filtered = state.inertialAcceleration.step(state.gyroscopeQuaternion.rotate(force), dt: dt)
-        // Columns of device → inertial (rows of its transpose), low-passed like the acceleration.
-        let rotation = state.gyroscopeQuaternion.matrix.transposed
-        for index in 0..<3 { state.rotationColumns[index].tau = parameters.accelerometerTau }
-        let delayed = Matrix3(rows: state.rotationColumns[0].step(rotation.row0, dt: dt),
-                              state.rotationColumns[1].step(rotation.row1, dt: dt),
-                              state.rotationColumns[2].step(rotation.row2, dt: dt))
+        guard let gains else { return } // a repeated (or earlier) time
+        let filtered = state.inertialAcceleration.step(state.gyroscopeQuaternion.rotate(force), gains.filter)
+        // The rotation back (inertial → device, the transpose of device → inertial), low-passed
+        // like the acceleration.
+        let delayed = state.inverseRotation.step(state.gyroscopeQuaternion.matrix.transposed, gains.filter)
         // Rotate the filtered vector to vertical with the smallest turn.
         let v = state.inclinationQuaternion.rotate(filtered)
         guard v.norm > 1e-9 else { return }
         let up = v / v.norm
         let axis = up.cross(Vector3(0, 0, 1))
-        let angle = atan2(axis.norm, up.z)
-        if axis.norm > 1e-12 {
-            state.inclinationQuaternion = (Quaternion(axis: axis, angle: angle) * state.inclinationQuaternion).normalized
-            learnBiasInMotion(correction: axis / axis.norm * angle, delayed: delayed)
+        guard axis.norm > 1e-12 || up.z < 0 else { return }
+        state.inclinationQuaternion = (Self.turnToVertical(up) * state.inclinationQuaternion).normalized
+        if parameters.motionBiasTau > 0, !state.atRest, axis.norm > 1e-12 {
+            learnBiasInMotion(correction: axis / axis.norm * atan2(axis.norm, up.z), delayed: delayed)
         }
+    }
+
+    /// The smallest turn taking the unit vector `up` to +Z, unnormalised: the angle θ between
+    /// them has cos θ = up.z and sin θ = |up × Z|, and (1 + cos θ, sin θ · unit axis) is the
+    /// turn's quaternion (cos θ/2, sin θ/2 · unit axis) times 2 cos θ/2 (no trigonometry). Straight
+    /// down has no unique axis: a half turn about X then.
+    static func turnToVertical(_ up: Vector3) -> Quaternion {
+        let axis = up.cross(Vector3(0, 0, 1))
+        if axis.norm <= 1e-12 && up.z < 0 { return Quaternion(w: 0, x: 1, y: 0, z: 0) }
+        return Quaternion(w: 1 + up.z, x: axis.x, y: axis.y, z: axis.z)
     }
 
     /// A residual bias b turns the integrated attitude by about R·b·dt; the inclination
     /// correction undoes the horizontal part of that. Seen from the device, the correction thus
-    /// points along −b: an integral update nudges the bias by it (not at rest, where the rest
-    /// estimate is better), clipped to the believable range. The correction comes from low-passed
-    /// acceleration, so it is taken back to the device with the equally low-passed rotation
-    /// (`delayed`: its transpose, inertial → device); the current rotation would be out of phase
-    /// while the device turns.
+    /// points along −b: an integral update nudges the bias by it (in motion only: at rest the
+    /// rest estimate is better), clipped to the believable range. The correction comes from
+    /// low-passed acceleration, so it is taken back to the device with the equally low-passed
+    /// rotation (`delayed`: its transpose, inertial → device); the current rotation would be out
+    /// of phase while the device turns.
     private mutating func learnBiasInMotion(correction: Vector3, delayed: Matrix3) {
-        guard parameters.motionBiasTau > 0, !state.atRest else { return }
         let inDevice = delayed * state.inclinationQuaternion.inverse.rotate(correction)
         var bias = state.bias - inDevice / parameters.motionBiasTau
         let clip = parameters.biasClip * .pi / 180
@@ -167,6 +190,9 @@ public struct AttitudeEstimator: Sendable {
         guard field.isFinite, time.isFinite, state.initialized, field.norm > 1e-6 else { return }
         let dt = state.lastMagnetometer.map { time - $0 } ?? 0
         state.lastMagnetometer = time
+        let gains = isStep(dt) ? magnetometerGains.value(for: dt) { dt in
+            (Self.gain(dt: dt, tau: parameters.magneticReferenceTau), Self.gain(dt: dt, tau: parameters.magnetometerTau))
+        } : nil
         let inertial = attitude6D.rotate(field)
         let horizontal = (inertial.x * inertial.x + inertial.y * inertial.y).squareRoot()
         let norm = inertial.norm
@@ -193,8 +219,7 @@ public struct AttitudeEstimator: Sendable {
         }
         state.candidateSince = nil
         state.magneticallyDisturbed = false
-        if dt > 0, dt <= parameters.maximumGap {
-            let k = Self.gain(dt: dt, tau: parameters.magneticReferenceTau)
+        if let k = gains?.reference {
             state.magneticNorm += (norm - state.magneticNorm) * k
             state.magneticDip += (dip - state.magneticDip) * k
         }
@@ -206,9 +231,9 @@ public struct AttitudeEstimator: Sendable {
             state.headingInitialized = true
             return
         }
-        guard dt > 0, dt <= parameters.maximumGap else { return }
-        let error = remainder(measured - state.heading, 2 * .pi)
-        state.heading = remainder(state.heading + error * Self.gain(dt: dt, tau: parameters.magnetometerTau), 2 * .pi)
+        guard let k = gains?.heading else { return }
+        let error = Self.wrapped(measured - state.heading)
+        state.heading = Self.wrapped(state.heading + error * k)
     }
 
     /// Feeds one sample of any kind.
@@ -225,34 +250,41 @@ public struct AttitudeEstimator: Sendable {
     /// First-order low-pass gain for a step of `dt` with time constant `tau`.
     static func gain(dt: Double, tau: Double) -> Double { tau > 0 ? 1 - exp(-dt / tau) : 1 }
 
+    /// Whether a sensor's samples `dt` apart are one step of its filters (not the first sample,
+    /// a repeated time or a gap).
+    private func isStep(_ dt: Double) -> Bool { dt > 0 && dt <= parameters.maximumGap }
+
+    /// `remainder(angle, 2π)`: the angle in [−π, π]. Headings and their differences stay within
+    /// ±3π, where subtracting 2π once gives exactly the same (Sterbenz: the difference of doubles
+    /// within a factor of two is exact), without the library call.
+    static func wrapped(_ angle: Double) -> Double {
+        let magnitude = angle.magnitude
+        if magnitude <= .pi { return angle }
+        guard magnitude < 3 * .pi else { return remainder(angle, 2 * .pi) }
+        let reduced = magnitude - 2 * .pi
+        return angle < 0 ? -reduced : reduced // −(+0) keeps remainder's sign of zero at −2π
+    }
+
     /// Starts (or restarts after a gap) with the attitude the specific force implies, keeping
     /// the 6D heading the gyroscope had.
     private mutating func initialize(_ force: Vector3) {
         let up = force / force.norm
         let current = state.initialized ? attitude6D : .identity
         let seenUp = current.rotate(up)
-        let axis = seenUp.cross(Vector3(0, 0, 1))
-        let tilt = axis.norm > 1e-12 ? Quaternion(axis: axis, angle: atan2(axis.norm, seenUp.z)) : .identity
-        state.gyroscopeQuaternion = (tilt * current).normalized
+        state.gyroscopeQuaternion = (Self.turnToVertical(seenUp).normalized * current).normalized
         state.inclinationQuaternion = .identity
-        state.inertialAcceleration.tau = parameters.accelerometerTau
-        state.inertialAcceleration.reset(to: state.gyroscopeQuaternion.rotate(force))
-        let columns = state.gyroscopeQuaternion.matrix.transposed
-        for (index, column) in [columns.row0, columns.row1, columns.row2].enumerated() {
-            state.rotationColumns[index].tau = parameters.accelerometerTau
-            state.rotationColumns[index].reset(to: column)
-        }
+        state.inertialAcceleration.reset(to: state.gyroscopeQuaternion.rotate(force), tau: parameters.accelerometerTau)
+        state.inverseRotation.reset(to: state.gyroscopeQuaternion.matrix.transposed, tau: parameters.accelerometerTau)
         state.initialized = true
     }
 
     /// Rest detection, gyroscope side: the rate stays near its low-pass, and that low-pass is a
-    /// believable bias. After `restMinimumTime` of both, the bias follows the low-pass.
-    private mutating func updateRest(gyroscope: Vector3, at time: Double) {
+    /// believable bias. After `restMinimumTime` of both, the bias follows the low-pass. `gains`
+    /// are this step's (nil: no step, the low-pass takes the sample as it is).
+    private mutating func updateRest(gyroscope: Vector3, at time: Double, gains: (rest: Double, bias: Double)?) {
         let p = parameters
         let degrees = 180 / Double.pi
-        let dt = state.lastGyroscope.map { time - $0 } ?? 0
-        let stepped = dt > 0 && dt <= p.maximumGap
-        let k = stepped ? Self.gain(dt: dt, tau: p.restFilterTau) : 1
+        let k = gains?.rest ?? 1
         state.restGyroscopeLowPass = state.restGyroscopeLowPass + (gyroscope - state.restGyroscopeLowPass) * k
         let still = (gyroscope - state.restGyroscopeLowPass).norm * degrees < p.restGyroscopeThreshold
             && state.restGyroscopeLowPass.norm * degrees < p.biasClip
@@ -264,18 +296,16 @@ public struct AttitudeEstimator: Sendable {
         state.restSince = since
         guard time - since >= p.restMinimumTime else { return }
         state.atRest = true
-        if stepped {
-            state.bias = state.bias + (state.restGyroscopeLowPass - state.bias) * Self.gain(dt: dt, tau: p.restBiasTau)
+        if let k = gains?.bias {
+            state.bias = state.bias + (state.restGyroscopeLowPass - state.bias) * k
         }
     }
 
-    /// Rest detection, accelerometer side: any jolt away from the low-pass ends rest.
-    private mutating func updateRest(acceleration: Vector3, at time: Double) {
-        let p = parameters
-        let dt = state.lastAccelerometer.map { time - $0 } ?? 0
-        let k = dt > 0 && dt <= p.maximumGap ? Self.gain(dt: dt, tau: p.restFilterTau) : 1
-        state.restAccelerationLowPass = state.restAccelerationLowPass + (acceleration - state.restAccelerationLowPass) * k
-        if (acceleration - state.restAccelerationLowPass).norm * PhysicalConstants.standardGravity > p.restAccelerometerThreshold {
+    /// Rest detection, accelerometer side: any jolt away from the low-pass (of this step's `gain`)
+    /// ends rest.
+    private mutating func updateRest(acceleration: Vector3, gain: Double) {
+        state.restAccelerationLowPass = state.restAccelerationLowPass + (acceleration - state.restAccelerationLowPass) * gain
+        if (acceleration - state.restAccelerationLowPass).norm * PhysicalConstants.standardGravity > parameters.restAccelerometerThreshold {
             leaveRest()
         }
     }

@@ -59,10 +59,11 @@ public struct AxisSelfCheck: Sendable {
     private var normal = [Double](repeating: 0, count: 81)
     private var rightHandSide = [Double](repeating: 0, count: 9)
     private var sumSquares = 0.0
-    // The open window: its start direction, Jacobian (9 columns of 3) and bookkeeping.
+    // The open window: its start direction, Σ g ωᵀ Δt (the Jacobian follows from it, see
+    // `accumulate`; inline, as every gyroscope sample adds to it) and bookkeeping.
     private var windowStart: Double?
     private var startDirection = Vector3.zero
-    private var jacobian = [Vector3](repeating: .zero, count: 9)
+    private var gravityRate = Matrix3.zero
     private var turned = 0.0
     private var windowValid = true
     private var direction: Vector3?
@@ -90,14 +91,8 @@ public struct AxisSelfCheck: Sendable {
             windowValid = false
             return
         }
-        // ∂(g × M·ω)/∂M_rc = ω_c (g × e_r), times Δt.
-        let axes = [Vector3(1, 0, 0), Vector3(0, 1, 0), Vector3(0, 0, 1)]
-        for r in 0..<3 {
-            let g_x_e = g.cross(axes[r]) * dt
-            jacobian[3 * r] = jacobian[3 * r] + g_x_e * rate.x
-            jacobian[3 * r + 1] = jacobian[3 * r + 1] + g_x_e * rate.y
-            jacobian[3 * r + 2] = jacobian[3 * r + 2] + g_x_e * rate.z
-        }
+        let h = g * dt
+        gravityRate = gravityRate + Matrix3(rows: rate * h.x, rate * h.y, rate * h.z)
         turned += rate.norm * dt
     }
 
@@ -123,12 +118,18 @@ public struct AxisSelfCheck: Sendable {
     private mutating func openWindow(at time: Double, direction g: Vector3) {
         windowStart = time
         startDirection = g
-        for index in jacobian.indices { jacobian[index] = .zero }
+        gravityRate = .zero
         turned = 0
         windowValid = true
     }
 
     private mutating func accumulate(change: Vector3) {
+        // ∂(g × M·ω)/∂M_rc = ω_c (g × e_r): integrated over the window, column 3r + c of the
+        // Jacobian is (Σ g ω_c Δt) × e_r, i.e. column c of Σ g ωᵀ Δt crossed with e_r.
+        let columns = gravityRate.transposed
+        let jacobian = [Vector3(1, 0, 0), Vector3(0, 1, 0), Vector3(0, 0, 1)].flatMap { e in
+            [columns.row0.cross(e), columns.row1.cross(e), columns.row2.cross(e)]
+        }
         for i in 0..<9 {
             rightHandSide[i] += jacobian[i].dot(change)
             for j in 0..<9 { normal[i * 9 + j] += jacobian[i].dot(jacobian[j]) }

@@ -126,9 +126,10 @@ public struct MagnetometerCalibrator: Sendable {
     public func calibrated(_ raw: Vector3) -> Vector3 { state.calibration.apply(raw) }
 
     /// Feeds one raw magnetometer sample (device frame, µT) at `time` (s). Samples with a
-    /// non-finite component or time are ignored.
-    public mutating func update(_ raw: Vector3, at time: Double) {
-        guard raw.isFinite, time.isFinite else { return }
+    /// non-finite component or time are ignored. Returns whether ``calibration`` changed.
+    @discardableResult
+    public mutating func update(_ raw: Vector3, at time: Double) -> Bool {
+        guard raw.isFinite, time.isFinite else { return false }
         // A gap counts as at most 1 s, so one sample after a pause cannot decide alone.
         let dt = state.lastTime.map { min(max(time - $0, 0), 1) } ?? 0
         state.lastTime = time
@@ -139,15 +140,16 @@ public struct MagnetometerCalibrator: Sendable {
             if state.deviation > 0.5 {
                 restartCollection()
             } else if off {
-                return
+                return false
             }
         }
-        retain(RetainedSample(field: raw, time: time))
+        return retain(RetainedSample(field: raw, time: time))
     }
 
-    private mutating func retain(_ sample: RetainedSample) {
+    /// Returns whether the calibration changed.
+    private mutating func retain(_ sample: RetainedSample) -> Bool {
         let d = sample.field - state.binCentre
-        guard d.dot(d) >= parameters.minimumSampleDistance * parameters.minimumSampleDistance else { return }
+        guard d.dot(d) >= parameters.minimumSampleDistance * parameters.minimumSampleDistance else { return false }
         let bin = DirectionBins.index(of: d)
         let isNewBin = state.samples[bin] == nil
         state.samples[bin] = sample
@@ -156,13 +158,14 @@ public struct MagnetometerCalibrator: Sendable {
             let points = state.samples.compactMap { $0?.field }
             state.binCentre = points.reduce(Vector3.zero, +) / Double(points.count)
         }
-        if isNewBin || state.samplesSinceFit >= parameters.refitInterval { refit() }
+        return isNewBin || state.samplesSinceFit >= parameters.refitInterval ? refit() : false
     }
 
-    private mutating func refit() {
+    /// Returns whether the calibration changed.
+    private mutating func refit() -> Bool {
         state.samplesSinceFit = 0
         let points = state.samples.compactMap { $0?.field }
-        guard points.count >= parameters.lowMinimumBins else { return }
+        guard points.count >= parameters.lowMinimumBins else { return false }
         let fits = [EllipsoidFit.sphere(points), points.count >= parameters.mediumMinimumBins ? EllipsoidFit.ellipsoid(points) : nil]
         let candidates = fits.compactMap { $0 }
             .filter { parameters.plausibleFieldStrength.contains($0.calibration.fieldStrength) && $0.axisRatio <= parameters.maximumAxisRatio }
@@ -171,15 +174,16 @@ public struct MagnetometerCalibrator: Sendable {
                 return (fit: fit, residual: residual, level: level(of: fit, over: points, residual: residual))
             }
         guard let best = candidates.max(by: { ($0.level, -$0.residual) < ($1.level, -$1.residual) }),
-              best.level > .uncalibrated else { return }
+              best.level > .uncalibrated else { return false }
         if state.fitAccuracy > .uncalibrated {
             guard best.level > state.fitAccuracy
                 || (best.level == state.fitAccuracy && best.residual < Self.residual(of: state.calibration, over: points))
-            else { return }
+            else { return false }
         }
         // Re-sorting the bins empties some (two samples meet in one), whose refilling triggers
         // refits: do it only when the level rises, i.e. the offset has really improved.
         let rebinning = best.level > state.fitAccuracy
+        let changed = best.fit.calibration != state.calibration
         state.calibration = best.fit.calibration
         state.accuracy = best.level
         state.fitAccuracy = best.level
@@ -189,6 +193,7 @@ public struct MagnetometerCalibrator: Sendable {
             state.binCentre = best.fit.calibration.offset
             rebin()
         }
+        return changed
     }
 
     private func level(of fit: EllipsoidFit.Result, over points: [Vector3], residual: Double) -> MagneticFieldCalibrationAccuracy {

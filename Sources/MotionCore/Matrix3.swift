@@ -38,6 +38,7 @@ public struct Matrix3: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     public static let identity = Matrix3(rows: Vector3(1, 0, 0), Vector3(0, 1, 0), Vector3(0, 0, 1))
+    public static let zero = Matrix3(rows: .zero, .zero, .zero)
 
     public subscript(row: Int, column: Int) -> Double {
         switch row {
@@ -57,6 +58,10 @@ public struct Matrix3: Sendable, Hashable, Codable, CustomStringConvertible {
                 Vector3(row0.y, row1.y, row2.y),
                 Vector3(row0.z, row1.z, row2.z))
     }
+
+    public static func + (a: Matrix3, b: Matrix3) -> Matrix3 { Matrix3(rows: a.row0 + b.row0, a.row1 + b.row1, a.row2 + b.row2) }
+    public static func - (a: Matrix3, b: Matrix3) -> Matrix3 { Matrix3(rows: a.row0 - b.row0, a.row1 - b.row1, a.row2 - b.row2) }
+    public static func * (m: Matrix3, s: Double) -> Matrix3 { Matrix3(rows: m.row0 * s, m.row1 * s, m.row2 * s) }
 
     public static func * (m: Matrix3, v: Vector3) -> Vector3 {
         Vector3(m.row0.dot(v), m.row1.dot(v), m.row2.dot(v))

@@ -89,7 +89,8 @@ public struct MotionEngine: Sendable {
             state.bias = saved.gyroscopeBias
             estimator.restore(state)
             calibrator = MagnetometerCalibrator(parameters: configuration.calibrator, restoring: saved.magnetometerCalibration)
-            gyroscopeCorrection = saved.gyroscopeCorrection
+            // A correction found earlier is only applied while the configuration asks for it.
+            gyroscopeCorrection = configuration.applyAxisCorrection ? saved.gyroscopeCorrection : nil
         }
     }
 
@@ -161,12 +162,10 @@ public struct MotionEngine: Sendable {
         let accuracyBefore = calibrator.accuracy
         if configuration.magnetometerCalibration == .online {
             let before = calibrator.calibration
-            calibrator.update(raw, at: t)
-            let after = calibrator.calibration
             // A new calibration that turns the field noticeably invalidates the learned
             // magnetic reference: start the heading afresh instead of easing over 20 s.
-            if after != before {
-                let old = before.apply(raw), new = after.apply(raw)
+            if calibrator.update(raw, at: t) {
+                let old = before.apply(raw), new = calibrator.calibrated(raw)
                 if old.norm == 0 || acos(max(-1, min(1, old.dot(new) / (old.norm * new.norm)))) > 5 * .pi / 180 {
                     estimator.resetMagneticReference()
                 }
@@ -213,9 +212,11 @@ public struct MotionEngine: Sendable {
     }
 
     /// The attitude quaternion in `frame` (device → reference), or why there is none.
+    @inline(__always) // read per sample; a call copied the whole engine into a temporary
     public func attitude(in frame: AttitudeReferenceFrame, anchor: FrameAnchor? = nil) throws(DeviceMotionUnavailable) -> Quaternion {
-        guard AttitudeReferenceFrame.named.contains(where: { $0.frame == frame }) else { throw .notAFrame(frame) }
-        guard availableFrames.contains(frame) else {
+        // Available frames are named ones, so a single available frame needs no look-up.
+        guard frame.rawValue.nonzeroBitCount == 1, availableFrames.contains(frame) else {
+            guard AttitudeReferenceFrame.named.contains(where: { $0.frame == frame }) else { throw .notAFrame(frame) }
             throw .frameUnavailable(frame, reason: magnetometerPresent
                 ? "no declination: configure a location or a declination"
                 : "the device has no magnetometer")

@@ -65,11 +65,9 @@ public struct Quaternion: Sendable, Hashable, Codable {
         return (q.vector / s, 2 * atan2(s, q.w))
     }
 
-    /// The rotation as a matrix: `matrix * v == rotate(v)`.
+    /// The rotation as a matrix: `matrix * v == rotate(v)`, for this (unit) quaternion.
     public var matrix: Matrix3 {
-        let q = normalized
-        let (w, x, y, z) = (q.w, q.x, q.y, q.z)
-        return Matrix3(rows:
+        Matrix3(rows:
             Vector3(1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)),
             Vector3(2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)),
             Vector3(2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)))

@@ -146,6 +146,38 @@ struct AttitudeEstimatorTests {
         #expect(estimator.state.heading == before)
     }
 
+    @Test("changed parameters apply from the next sample on: no gain is remembered from the old ones")
+    func parametersChangeMidRun() {
+        // 3 s at rest, then tumbling: every remembered gain (rest filters and bias, the
+        // acceleration low-pass, the magnetic reference and heading) is in use after the change.
+        let earth = Vector3(20, 0, -44), bias = Vector3(0.01, -0.005, 0.002)
+        let still = (0..<300).map { i in TumblingMotion.Step(time: Double(i) * 0.01, attitude: .identity, rate: .zero) }
+        let tumbling = TumblingMotion(seconds: 5).steps.map { step in
+            var step = step
+            step.time += 3
+            return step
+        }
+        func feed(_ estimator: inout AttitudeEstimator, _ step: TumblingMotion.Step) {
+            estimator.update(gyroscope: step.rate + bias, at: step.time)
+            estimator.update(accelerometer: step.gravity, at: step.time)
+            estimator.update(magnetometer: step.field(earth), at: step.time)
+        }
+        var changed = AttitudeEstimatorParameters()
+        (changed.restFilterTau, changed.restBiasTau, changed.accelerometerTau) = (0.3, 2, 1.5)
+        (changed.magneticReferenceTau, changed.magnetometerTau) = (8, 6)
+        var running = AttitudeEstimator(), fresh = AttitudeEstimator(parameters: changed)
+        for (index, step) in (still + tumbling).enumerated() {
+            if index == 250 {
+                #expect(running.state.atRest)
+                fresh.restore(running.state)
+                running.parameters = changed
+            }
+            feed(&running, step)
+            if index >= 250 { feed(&fresh, step) }
+        }
+        #expect(running.state == fresh.state)
+    }
+
     static let broad = "dec3_95.2hz/05_undisturbed_slow_rotation_with_breaks_B.csv"
 
     @Test("behavioural floor on a real recording (BROAD 05, slow rotation with breaks)",

@@ -108,6 +108,51 @@ struct MotionEngineTests {
         #expect(try noDeclination.heading().trueHeading == -1)
     }
 
+    /// Canonical poses (device → north frame) with the gravity the device must read and the
+    /// heading of its top edge (or, upright, of its back).
+    static let canonicalPoses: [(name: String, pose: Quaternion, gravity: Vector3, heading: Double)] = {
+        let x = Vector3(1, 0, 0), y = Vector3(0, 1, 0), z = Vector3(0, 0, 1)
+        let topNorth = Quaternion(axis: z, angle: -.pi / 2)
+        return [
+            ("face up, top north", topNorth, Vector3(0, 0, -1), 0),
+            ("face up, top east", Quaternion(axis: z, angle: -.pi), Vector3(0, 0, -1), 90),
+            // Upright: the top-north pose tipped up about its x axis; the screen faces south, the back north.
+            ("upright, back north", topNorth * Quaternion(axis: x, angle: .pi / 2), Vector3(0, -1, 0), 0),
+            ("upside down, back south", topNorth * Quaternion(axis: x, angle: -.pi / 2), Vector3(0, 1, 0), 180),
+            // On an edge the top points west; gravity reads +1 on the axis pointing down.
+            ("on its right edge, top west", Quaternion(axis: y, angle: .pi / 2), Vector3(1, 0, 0), 270),
+            ("on its left edge, top west", Quaternion(axis: y, angle: -.pi / 2), Vector3(-1, 0, 0), 270),
+            ("face down, top north", topNorth * Quaternion(axis: y, angle: .pi), Vector3(0, 0, 1), 0),
+        ]
+    }()
+
+    @Test("canonical poses in every frame: the attitude is the pose (rotated by the declination or the anchor), gravity and heading as expected",
+          arguments: canonicalPoses.indices)
+    func canonicalPosesInEveryFrame(index: Int) throws {
+        let (name, pose, gravity, heading) = Self.canonicalPoses[index]
+        var engine = MotionEngine(configuration: Self.trusted(declination: 7))
+        Self.hold(&engine, pose: pose)
+        let z = Vector3(0, 0, 1)
+        let anchor = engine.anchor()
+        let expected: [(AttitudeReferenceFrame, Quaternion)] = [
+            (.xMagneticNorthZVertical, pose),
+            (.xTrueNorthZVertical, Quaternion(axis: z, angle: -7 * Self.deg) * pose),
+            (.xArbitraryZVertical, Quaternion(axis: z, angle: -Attitude(quaternion: pose).yaw) * pose),
+            (.xArbitraryCorrectedZVertical, Quaternion(axis: z, angle: -Attitude(quaternion: pose).yaw) * pose),
+        ]
+        for (frame, truth) in expected {
+            let motion = try engine.deviceMotion(in: frame, anchor: anchor)
+            let error = 2 * acos(min(1, abs((truth.inverse * motion.attitude.quaternion).w))) / Self.deg
+            #expect(error < 0.2, "\(name), \(frame): \(error)°")
+            #expect(isClose(motion.gravity.vector, gravity, tolerance: 2e-3), "\(name), \(frame): \(motion.gravity)")
+            switch frame {
+            case .xMagneticNorthZVertical: #expect(abs((motion.heading - heading).remainder(dividingBy: 360)) < 0.2, "\(name)")
+            case .xTrueNorthZVertical: #expect(abs((motion.heading - heading - 7).remainder(dividingBy: 360)) < 0.2, "\(name)")
+            default: #expect(motion.heading == -1)
+            }
+        }
+    }
+
     @Test("a turn of 90° counter-clockwise shows as +90° yaw in both arbitrary frames, anchored at the start")
     func arbitraryFramesFollowTurns() throws {
         var engine = MotionEngine(configuration: Self.trusted())
@@ -203,6 +248,8 @@ struct MotionEngineTests {
         #expect(error < 3, "attitude error \(error)°")
         // The correction is part of what a restart restores.
         #expect(MotionEngine(configuration: configuration, restoring: engine.persistentState).gyroscopeCorrection == flip)
+        // …and only applied while the configuration asks for it.
+        #expect(MotionEngine(configuration: Self.trusted(), restoring: engine.persistentState).gyroscopeCorrection == nil)
     }
 
     @Test("non-finite samples change nothing")
