@@ -16,6 +16,12 @@ final class Runner: @unchecked Sendable {
         case samples(SampleWriter)
         /// Device motion in a frame, once per gyroscope sample (the fusion's own rate).
         case motion(SampleWriter, AttitudeReferenceFrame)
+
+        /// What `--count` counts.
+        var countedLines: String {
+            if case .motion = self { return "device motion lines" }
+            return "samples"
+        }
     }
 
     private let source: MotionSource
@@ -95,7 +101,8 @@ final class Runner: @unchecked Sendable {
         case .summary:
             return
         case .samples(let writer):
-            write(writer.line(for: event))
+            // Availability lines are printed but only samples count against --count.
+            if case .sample = event { write(writer.line(for: event)) } else { write(writer.line(for: event), counted: false) }
         case .motion(let writer, let frame):
             guard case .sample(let sample) = event, sample.kind == .gyroscope else { return }
             do {
@@ -113,16 +120,17 @@ final class Runner: @unchecked Sendable {
         }
     }
 
-    /// Prints one line; counts it against `--count`.
-    private func write(_ line: String) {
+    /// Prints one line; a counted one counts against `--count`.
+    private func write(_ line: String, counted: Bool = true) {
         do {
             try FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
         } catch {
             finish("standard output closed")
             return
         }
+        guard counted else { return }
         printed += 1
-        if let count, printed >= count { finish("printed \(count) lines") }
+        if let count, printed >= count { finish("printed \(count) \(output.countedLines)") }
     }
 
     private func log(_ event: MotionEngine.Event) {

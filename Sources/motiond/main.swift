@@ -44,7 +44,7 @@ struct Motiond: ParsableCommand {
     @OptionGroup(title: "Motion engine")
     var engine: EngineOptions
 
-    @Option(help: "Exit after printing this many lines.")
+    @Option(help: "Exit after printing this many samples (or device motion lines with --print-motion).")
     var count: Int?
 
     @Option(help: "Exit after this many seconds.")

@@ -33,7 +33,7 @@ struct BufferedTests {
         let accel = output.samples("accelerometer"), gyro = output.samples("gyro")
         #expect(accel.count == count)
         #expect(gyro.count == count)
-        for i in 0..<min(accel.count, count) {
+        for i in 0..<min(accel.count, gyro.count, count) {
             // Kernel timestamp 5 s + i × 10 ms in ns, already CLOCK_BOOTTIME (motiond set the clock).
             #expect(accel[i].timestamp == Double(5_000_000_000 + i * 10_000_000) / 1e9)
             // raw (i, −i, 1000 + i) × 0.000598 through M = [0 1 0; −1 0 0; 0 0 1] → (−i, −i, 1000 + i) × 0.000598 ÷ g
