@@ -1,0 +1,110 @@
+import Foundation
+
+/// Decides ``DeviceOrientation`` from gravity, with dead zones, hysteresis and a settle time, and
+/// reports only changes. Pure: time comes from the timestamps passed in (seconds).
+///
+/// Feed it the fused gravity (fast and immune to linear acceleration) when a gyroscope exists,
+/// or gravity from ``AccelerationGravity`` otherwise. The rule, with the default ``Parameters``:
+/// - Flat: the screen normal within 25° of vertical (|g.z| ≥ cos 25°) proposes faceUp/faceDown;
+///   once flat, the device stays flat until the normal is more than 35° from vertical.
+/// - Upright: the direction of gravity in the screen plane, φ = atan2(−g.x, −g.y) (0° portrait,
+///   90° landscapeLeft, ±180° upside down, −90° landscapeRight), proposes the quarter it lies in
+///   only within 30° of that quarter's centre: the 30°–60° diagonals are a dead zone that keeps
+///   the current state. The current upright state is kept out to 60° (hysteresis).
+/// - Between flat and upright (tilted 25°–55° from flat, the "tilt band") nothing new is proposed.
+/// - No decision while the device accelerates hard (the caller's flag) or turns fast.
+/// - A proposal becomes the orientation after it held for ``Parameters/settleTime``.
+public struct OrientationDetector: Sendable {
+    /// Thresholds (degrees, seconds, rad/s). Defaults grounded in iio-sensor-proxy (35° axis
+    /// threshold, diagonal dead zone), Android's WindowOrientationListener (45° gap, settle) and
+    /// UIKit's flat states.
+    public struct Parameters: Sendable, Hashable, Codable {
+        /// Flat when the screen normal is within this angle of vertical…
+        public var flatEnter = 25.0
+        /// …and still flat until it is beyond this one.
+        public var flatExit = 35.0
+        /// Upright states are only proposed with the screen normal at least this far from vertical.
+        public var uprightMinimumTilt = 55.0
+        /// A new upright state needs φ within this angle of its centre (the rest is dead zone).
+        public var proposeWithin = 30.0
+        /// The current upright state holds while φ stays within this angle of its centre.
+        public var keepWithin = 60.0
+        /// How long a proposal must hold before it is reported.
+        public var settleTime = 0.1
+        /// No decision while the rotation rate exceeds this (rad/s): the device is being turned.
+        public var maximumRotationRate = 1.5
+
+        public init() {}
+    }
+
+    public var parameters: Parameters
+    /// The orientation last reported.
+    public private(set) var orientation = DeviceOrientation.unknown
+    private var candidate: DeviceOrientation?
+    private var candidateSince = 0.0
+
+    public init(parameters: Parameters = Parameters()) {
+        self.parameters = parameters
+    }
+
+    /// Feeds gravity (G, device frame, any length) at `time`; `accelerating` and `rotationRate`
+    /// say whether the device is moving too hard to judge. Returns the new orientation when it
+    /// changes, nil otherwise.
+    public mutating func update(gravity: Vector3, at time: Double, accelerating: Bool = false,
+                                rotationRate: Double = 0) -> DeviceOrientation? {
+        guard gravity.isFinite, time.isFinite, gravity.norm > 0.1, !accelerating,
+              rotationRate <= parameters.maximumRotationRate else {
+            candidate = nil
+            return nil
+        }
+        let proposal = propose(gravity / gravity.norm)
+        guard proposal != orientation else {
+            candidate = nil
+            return nil
+        }
+        if candidate != proposal {
+            candidate = proposal
+            candidateSince = time
+        }
+        guard time - candidateSince >= parameters.settleTime else { return nil }
+        orientation = proposal
+        candidate = nil
+        return proposal
+    }
+
+    /// Forgets the orientation (e.g. the sensor was lost): back to unknown.
+    public mutating func reset() {
+        orientation = .unknown
+        candidate = nil
+    }
+
+    /// The state `g` (unit) argues for, given the current one: itself when in a dead zone.
+    private func propose(_ g: Vector3) -> DeviceOrientation {
+        let degrees = 180 / Double.pi
+        let fromVertical = acos(min(1, abs(g.z))) * degrees // screen normal's angle from vertical
+        let flat: DeviceOrientation = g.z < 0 ? .faceUp : .faceDown
+        if fromVertical <= parameters.flatEnter { return flat }
+        if orientation == .faceUp || orientation == .faceDown, fromVertical <= parameters.flatExit { return flat }
+        guard fromVertical >= parameters.uprightMinimumTilt else { return orientation }
+        let phi = atan2(-g.x, -g.y) * degrees
+        if orientation.isUpright, let centre = Self.centre(of: orientation),
+           abs((phi - centre).remainder(dividingBy: 360)) <= parameters.keepWithin {
+            return orientation
+        }
+        for state in [DeviceOrientation.portrait, .landscapeLeft, .portraitUpsideDown, .landscapeRight] {
+            if abs((phi - Self.centre(of: state)!).remainder(dividingBy: 360)) <= parameters.proposeWithin { return state }
+        }
+        return orientation
+    }
+
+    /// φ at the centre of an upright state, degrees.
+    static func centre(of state: DeviceOrientation) -> Double? {
+        switch state {
+        case .portrait: return 0
+        case .landscapeLeft: return 90
+        case .portraitUpsideDown: return 180
+        case .landscapeRight: return -90
+        default: return nil
+        }
+    }
+}

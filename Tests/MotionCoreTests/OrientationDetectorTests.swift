@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+import MotionCore
+
+/// The orientation detector on canonical poses and on noisy held poses near its boundaries.
+@Suite("OrientationDetector")
+struct OrientationDetectorTests {
+    static let deg = Double.pi / 180
+
+    /// Gravity for an upright device whose screen-plane gravity angle is `phi` degrees (0 portrait,
+    /// 90 landscapeLeft) and whose screen normal is `tilt` degrees from vertical (90 = upright).
+    static func gravity(phi: Double, tilt: Double = 90, faceUp: Bool = true) -> Vector3 {
+        let inPlane = sin(tilt * deg)
+        return Vector3(-sin(phi * deg) * inPlane, -cos(phi * deg) * inPlane, (faceUp ? -1 : 1) * cos(tilt * deg))
+    }
+
+    /// Feeds `seconds` at 100 Hz of `gravity` plus sensor noise and hand tremor (2 % at 8 Hz);
+    /// returns the changes reported with their times.
+    static func hold(_ detector: inout OrientationDetector, _ gravity: Vector3, from start: Double = 0, seconds: Double,
+                     seed: UInt64 = 1) -> [(Double, DeviceOrientation)] {
+        var random = SeededRandom(seed: seed)
+        var changes: [(Double, DeviceOrientation)] = []
+        for i in 0..<Int(seconds * 100) {
+            let t = start + Double(i) * 0.01
+            let tremor = Vector3(sin(2 * .pi * 8 * t), cos(2 * .pi * 7 * t), sin(2 * .pi * 9 * t)) * 0.02
+            if let change = detector.update(gravity: gravity + tremor + random.gaussianVector(sigma: 0.01), at: t) {
+                changes.append((t, change))
+            }
+        }
+        return changes
+    }
+
+    @Test("each canonical pose gives its state, after the settle time", arguments: [
+        DeviceOrientation.portrait, .portraitUpsideDown, .landscapeLeft, .landscapeRight, .faceUp, .faceDown,
+    ])
+    func canonicalPoses(state: DeviceOrientation) throws {
+        var detector = OrientationDetector()
+        let changes = Self.hold(&detector, try #require(state.gravity), seconds: 1)
+        #expect(changes.map(\.1) == [state])
+        // Reported 100 ms after the pose is first seen (settle time), within the 150 ms target.
+        #expect(try #require(changes.first).0 <= 0.11)
+        #expect(detector.orientation == state)
+    }
+
+    @Test("UIKit names map to iio-sensor-proxy's")
+    func names() {
+        #expect(DeviceOrientation.allCases.map(\.iioSensorProxyName)
+            == ["undefined", "normal", "bottom-up", "right-up", "left-up", "undefined", "undefined"])
+    }
+
+    @Test("held still near (inside) a boundary: no spurious change", arguments: [50.0, -50.0, 55.0])
+    func nearBoundary(phi: Double) {
+        var detector = OrientationDetector()
+        #expect(Self.hold(&detector, Self.gravity(phi: 0), seconds: 1).map(\.1) == [.portrait])
+        // Tipped 50–55° toward landscape (beyond the 45° diagonal, inside the 60° hysteresis) for 30 s.
+        #expect(Self.hold(&detector, Self.gravity(phi: phi), from: 1, seconds: 30, seed: 2).isEmpty)
+        #expect(detector.orientation == .portrait)
+    }
+
+    @Test("the diagonal dead zone decides nothing from unknown")
+    func deadZone() {
+        var detector = OrientationDetector()
+        #expect(Self.hold(&detector, Self.gravity(phi: 45), seconds: 10).isEmpty)
+        #expect(detector.orientation == .unknown)
+    }
+
+    @Test("slow tilts within one state change nothing; past the boundary one change")
+    func slowTilts() {
+        var detector = OrientationDetector()
+        var changes: [DeviceOrientation] = []
+        // Portrait, tilted back from upright (90°) to 60° from flat and forth, over 20 s, then turned to landscape.
+        for i in 0..<2000 {
+            let t = Double(i) * 0.01
+            let tilt = 75 + 15 * cos(2 * .pi * t / 10)
+            if let c = detector.update(gravity: Self.gravity(phi: 10 * sin(t), tilt: tilt), at: t) { changes.append(c) }
+        }
+        #expect(changes == [.portrait])
+        for i in 0..<300 {
+            let t = 20 + Double(i) * 0.01
+            if let c = detector.update(gravity: Self.gravity(phi: min(90, Double(i) * 0.5)), at: t) { changes.append(c) }
+        }
+        #expect(changes == [.portrait, .landscapeLeft])
+    }
+
+    @Test("flat hysteresis: flat from 25° off vertical, upright again only past 55°")
+    func flatHysteresis() {
+        var detector = OrientationDetector()
+        #expect(Self.hold(&detector, Self.gravity(phi: 0, tilt: 20), seconds: 1).map(\.1) == [.faceUp])
+        #expect(Self.hold(&detector, Self.gravity(phi: 0, tilt: 45), from: 1, seconds: 5).isEmpty)
+        #expect(Self.hold(&detector, Self.gravity(phi: 0, tilt: 70), from: 6, seconds: 1).map(\.1) == [.portrait])
+        #expect(Self.hold(&detector, Self.gravity(phi: 0, tilt: 20, faceUp: false), from: 7, seconds: 1).map(\.1) == [.faceDown])
+    }
+
+    @Test("no decision while accelerating or turning fast, or on bad input")
+    func noDecision() {
+        var detector = OrientationDetector()
+        for i in 0..<100 {
+            let t = Double(i) * 0.01
+            #expect(detector.update(gravity: Vector3(0, -1, 0), at: t, accelerating: true) == nil)
+            #expect(detector.update(gravity: Vector3(0, -1, 0), at: t, rotationRate: 3) == nil)
+            #expect(detector.update(gravity: Vector3(.nan, -1, 0), at: t) == nil)
+        }
+        #expect(detector.orientation == .unknown)
+    }
+
+    @Test("gravity from the accelerometer alone: low-passed, and flagged while accelerating")
+    func accelerationGravity() throws {
+        var gravity = AccelerationGravity()
+        gravity.update(Vector3(0, -1, 0), at: 0)
+        gravity.update(Vector3(-1, 0, 0), at: 0.2) // one τ later: 63 % of the way
+        let g = try #require(gravity.gravity)
+        #expect(abs(g.x + (1 - exp(-1))) < 1e-12 && abs(g.y + exp(-1)) < 1e-12)
+        #expect(!gravity.accelerating)
+        gravity.update(Vector3(0, -1.6, 0), at: 0.21)
+        #expect(gravity.accelerating)
+    }
+}
