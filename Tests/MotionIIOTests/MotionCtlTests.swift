@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// `motionctl fuse` (DESIGN.md contract) run as a user would, on a trace written by the test.
-@Suite("motionctl fuse")
+/// `motionctl fuse` and `analyze` (DESIGN.md contracts) run as a user would, on traces written by the tests.
+@Suite("motionctl offline commands")
 struct MotionCtlTests {
     static var motionctl: String {
         URL(fileURLWithPath: Emulation.motiond).deletingLastPathComponent().appendingPathComponent("motionctl").path
@@ -41,4 +41,50 @@ struct MotionCtlTests {
         let badFrame = try await Emulation.run([Self.motionctl, "fuse", "--input", input, "--output", output, "--frame", "xTrueNorth"])
         #expect(badFrame.status != 0 && badFrame.stderr.contains("--frame xTrueNorth"))
     }
+
+    /// Portrait 2 s, a quarter turn counter-clockwise in 1 s to landscapeLeft, rest, a 4 Hz shake
+    /// along x (2 G) for 1.5 s, rest: as a trace in DESIGN.md units.
+    static func eventTrace(gyroscope: Bool) -> String {
+        let g = 9.80665
+        var rows: [String] = [gyroscope ? "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z" : "t,acc_x,acc_y,acc_z"]
+        var t = 0.0
+        func add(_ a: (Double, Double, Double), turning: Double = 0) {
+            let time = String(format: "%.2f", t)
+            rows.append(gyroscope ? "\(time),0,0,\(turning),\(a.0),\(a.1),\(a.2)" : "\(time),\(a.0),\(a.1),\(a.2)")
+            t += 0.01
+        }
+        for _ in 0..<200 { add((0, g, 0)) }
+        for i in 1...100 {
+            let angle = Double.pi / 2 * Double(i) / 100
+            add((g * sin(angle), g * cos(angle), 0), turning: .pi / 2)
+        }
+        for _ in 0..<200 { add((g, 0, 0)) }
+        for i in 0..<150 { add((g + 2 * g * sin(2 * .pi * 4 * Double(i) / 100), 0, 0)) }
+        for _ in 0..<200 { add((g, 0, 0)) }
+        return rows.joined(separator: "\n") + "\n"
+    }
+
+    @Test("motionctl analyze prints orientation and shake events, with and without a gyroscope")
+    func analyze() async throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for gyroscope in [true, false] {
+            let input = dir.appendingPathComponent("events-\(gyroscope).csv").path
+            try Self.eventTrace(gyroscope: gyroscope).write(toFile: input, atomically: true, encoding: .utf8)
+            let run = try await Emulation.run([Self.motionctl, "analyze", "--input", input, "--json"])
+            #expect(run.status == 0, "\(run.stderr)")
+            let events = try run.stdout.split(separator: "\n").map {
+                try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+            }
+            let names = events.map { ($0["orientation"] ?? $0["phase"]) as? String ?? "?" }
+            #expect(names == ["portrait", "landscapeLeft", "began", "ended"], "gyroscope \(gyroscope): \(run.stdout)")
+            // Settled at 3.0 s (the turn's end); reported within 150 ms.
+            let landscape = try #require(events.first { $0["orientation"] as? String == "landscapeLeft" })
+            let time = try #require(landscape["timestamp"] as? Double)
+            #expect(time >= 2.6 && time <= 3.15, "gyroscope \(gyroscope): landscapeLeft at \(time)")
+        }
+        let text = try await Emulation.run([Self.motionctl, "analyze", "--input", dir.appendingPathComponent("events-true.csv").path])
+        #expect(text.stdout.contains("orientation landscapeLeft") && text.stdout.contains("4 events in 850 rows"))
+    }
 }
+

@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import MotionCommandLine
+import MotionCore
+
+struct Analyze: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run every motion event detector over a trace and print the events with their timestamps.",
+        discussion: "The daemon's engine and detectors, offline: use it to see what a recording triggers and to tune thresholds.")
+
+    @Option(help: "Trace CSV (t,gyr_*,acc_*[,mag_*]); without gyroscope columns gravity comes from low-passed acceleration.")
+    var input: String
+
+    @Flag(help: "JSON lines in the socket protocol's event shapes.")
+    var json = false
+
+    @Option(help: "Shake threshold, G of user acceleration.")
+    var shakeThreshold: Double?
+
+    @Option(help: "Orientation settle time, s.")
+    var settleTime: Double?
+
+    @OptionGroup var engine: EngineOptions
+
+    func run() throws {
+        let trace = try loadTrace(input)
+        var motionEngine = MotionEngine(configuration: try engine.configuration())
+        var shake = ShakeDetector.Parameters(), orientation = OrientationDetector.Parameters()
+        if let shakeThreshold { shake.threshold = shakeThreshold }
+        if let settleTime { orientation.settleTime = settleTime }
+        var detectors = MotionEventDetectors(orientation: orientation, shake: shake)
+        var count = 0
+        for record in trace.records {
+            for sample in record.samples(timestamp: record.time) {
+                motionEngine.update(sample)
+                for event in detectors.update(sample, engine: motionEngine) {
+                    print(json ? event.json : event.text)
+                    count += 1
+                }
+            }
+        }
+        if !json { print("\(count) events in \(trace.records.count) rows") }
+    }
+}
