@@ -182,9 +182,11 @@ public struct MotionEngine: Sendable {
         if !headingKnown, estimator.state.headingInitialized {
             ownAnchor.correctedYaw = Attitude(quaternion: estimator.attitude9D).yaw
         }
-        if estimator.state.magneticallyDisturbed != disturbed {
+        // One event per sample: a disturbance change coinciding with an accuracy change is
+        // reported on the next magnetometer sample.
+        if event == nil, estimator.state.magneticallyDisturbed != disturbed {
             disturbed = estimator.state.magneticallyDisturbed
-            event = event ?? .magneticDisturbance(began: disturbed)
+            event = .magneticDisturbance(began: disturbed)
         }
         return event
     }
