@@ -1,3 +1,5 @@
+import Foundation
+
 /// A deterministic simulated IMU (accelerometer, gyroscope, magnetometer) playing a
 /// ``MotionScript``, with white noise, a constant gyroscope bias and a magnetometer hard-iron
 /// offset, so that everything downstream (fusion, calibration, detectors) sees realistic data.
@@ -20,6 +22,10 @@ public struct SimulatedIMU: Sendable {
         /// Earth field in the reference frame (X north, Y west, Z up), µT: 20 µT horizontal,
         /// 44 µT downward (inclination ≈ 65°, central Europe).
         public var earthField = Vector3(20, 0, -44)
+        /// Hand tremor: a small oscillating rotation of this amplitude (radians; 0 = none)…
+        public var tremorAmplitude = 0.0
+        /// …at this frequency (Hz; physiological tremor is 8–12 Hz), about a fixed oblique axis.
+        public var tremorFrequency = 8.0
         /// Seed of the noise generator.
         public var seed: UInt64 = 0x6D6F_7469_6F6E_64
 
@@ -50,9 +56,23 @@ public struct SimulatedIMU: Sendable {
         }
     }
 
+    /// The scripted state with the hand tremor added: attitude turned by the tremor angle, and
+    /// the tremor's rate added to the (tremor-rotated) script rate.
+    func trembling(_ state: MotionScript.State, at time: Double) -> MotionScript.State {
+        let a = settings.tremorAmplitude
+        guard a != 0 else { return state }
+        let axis = Vector3(1, 1, 0.5) / Vector3(1, 1, 0.5).norm
+        let phase = 2 * Double.pi * settings.tremorFrequency * time
+        let tremor = Quaternion(axis: axis, angle: a * sin(phase))
+        var shaken = state
+        shaken.attitude = state.attitude * tremor
+        shaken.rotationRate = tremor.inverse.rotate(state.rotationRate) + axis * (a * 2 * .pi * settings.tremorFrequency * cos(phase))
+        return shaken
+    }
+
     /// One sample of `kind` at `time` seconds into the script, stamped `timestamp`.
     public mutating func sample(_ kind: SensorKind, at time: Double, timestamp: Double) -> Sample {
-        let ideal = idealReading(kind, in: script.state(at: time))
+        let ideal = idealReading(kind, in: trembling(script.state(at: time), at: time))
         let measured: Vector3
         switch kind {
         case .accelerometer:
