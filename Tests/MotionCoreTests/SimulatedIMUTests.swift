@@ -350,4 +350,26 @@ struct SimulatedIMUTests {
             #expect(abs(variance[axis].squareRoot() - 0.002) < 1.6e-4, "gyro std axis \(axis)")
         }
     }
+
+    @Test("hand tremor: the gyroscope explains the trembling attitude the accelerometer sees")
+    func tremor() {
+        var settings = SimulatedIMU.Settings()
+        (settings.tremorAmplitude, settings.gyroscopeBias, settings.gyroscopeNoise, settings.accelerometerNoise) = (2 * .pi / 180, .zero, 0, 0)
+        let script = MotionScript(steps: [MotionScript.Step(name: "portrait", pose: MotionScript.Pose.portrait, turn: 0, hold: 10)])
+        var imu = SimulatedIMU(script: script, settings: settings)
+        var attitude = MotionScript.Pose.portrait
+        var largest = 0.0
+        for i in 1...1000 { // 1 s at 1 kHz
+            let t = Double(i) / 1000
+            let rate = imu.sample(.gyroscope, at: t - 0.0005, timestamp: t).vector // midpoint of the step
+            attitude = (attitude * Quaternion(axis: rate, angle: rate.norm / 1000)).normalized
+            let measured = imu.sample(.accelerometer, at: t, timestamp: t).vector
+            let predicted = attitude.inverse.rotate(Vector3(0, 0, -1))
+            largest = max(largest, acos(min(1, measured.dot(predicted))) * 180 / .pi)
+        }
+        // The tremor tilts gravity by up to 2°; integration error stays far below that.
+        #expect(largest < 0.05, "\(largest)°")
+        #expect(imu.sample(.accelerometer, at: 1.0 / 32, timestamp: 0).vector != MotionScript.Pose.portrait.inverse.rotate(Vector3(0, 0, -1)))
+    }
 }
+
