@@ -76,15 +76,18 @@ struct MotionCtlTests {
             let events = try run.stdout.split(separator: "\n").map {
                 try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
             }
-            let names = events.map { ($0["orientation"] ?? $0["phase"]) as? String ?? "?" }
+            let names = events.compactMap { ($0["orientation"] ?? $0["phase"]) as? String }
             #expect(names == ["portrait", "landscapeLeft", "began", "ended"], "gyroscope \(gyroscope): \(run.stdout)")
+            // Rest and motion come from the estimator's rest detection, which needs a gyroscope.
+            let gestures = events.compactMap { $0["gesture"] as? String }
+            #expect(gestures == (gyroscope ? ["rest", "motion"] : []), "\(run.stdout)")
             // Settled at 3.0 s (the turn's end); reported within 150 ms.
             let landscape = try #require(events.first { $0["orientation"] as? String == "landscapeLeft" })
             let time = try #require(landscape["timestamp"] as? Double)
             #expect(time >= 2.6 && time <= 3.15, "gyroscope \(gyroscope): landscapeLeft at \(time)")
         }
         let text = try await Emulation.run([Self.motionctl, "analyze", "--input", dir.appendingPathComponent("events-true.csv").path])
-        #expect(text.stdout.contains("orientation landscapeLeft") && text.stdout.contains("4 events in 850 rows"))
+        #expect(text.stdout.contains("orientation landscapeLeft") && text.stdout.contains("6 events in 850 rows"), "\(text.stdout)")
     }
 }
 
