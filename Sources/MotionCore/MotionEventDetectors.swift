@@ -1,5 +1,6 @@
 /// Runs every event detector on the samples a ``MotionEngine`` has just taken: the orientation
-/// detector on gravity, the shake detector on user acceleration, the slap detector on x, and
+/// detector on gravity, the shake detector on user acceleration, the slap detector on x, the tap
+/// detector on the acceleration, and
 /// gestures from orientation changes (face up/down) and the estimator's rest detection. With a gyroscope both come
 /// from the fused device motion (fast, and immune to linear acceleration); without one from
 /// ``AccelerationGravity`` (a low-pass of the acceleration). Feed it every sample after the
@@ -8,16 +9,18 @@ public struct MotionEventDetectors: Sendable {
     public var orientation: OrientationDetector
     public var shake: ShakeDetector
     public var slap: SlapDetector
+    public var tap: TapDetector
     private var atRest = false
     private var fallbackGravity = AccelerationGravity()
     /// User acceleration above this (G) counts as "accelerating hard" for orientation decisions.
     public var hardAcceleration = 0.5
 
     public init(orientation: OrientationDetector.Parameters = .init(), shake: ShakeDetector.Parameters = .init(),
-                slap: SlapDetector.Parameters = .init()) {
+                slap: SlapDetector.Parameters = .init(), tap: TapDetector.Parameters = .init()) {
         self.orientation = OrientationDetector(parameters: orientation)
         self.shake = ShakeDetector(parameters: shake)
         self.slap = SlapDetector(parameters: slap)
+        self.tap = TapDetector(parameters: tap)
     }
 
     /// The events `sample` causes, given the engine that has already taken it.
@@ -43,6 +46,9 @@ public struct MotionEventDetectors: Sendable {
         }
         if let direction = slap.update(x: sample.vector.x, at: t) {
             events.append(.gesture(direction == .left ? .slapLeft : .slapRight, timestamp: t))
+        }
+        if let tapped = tap.update(acceleration: sample.vector, at: t) {
+            events.append(.gesture(tapped.kind == .tap ? .tap : .doubleTap, timestamp: tapped.timestamp))
         }
         let rest = engine.status.atRest
         if rest != atRest {
