@@ -30,6 +30,21 @@ public enum DeviceOrientation: String, Sendable, Hashable, Codable, CaseIterable
         }
     }
 
+    /// The display rotation that keeps the picture upright in this orientation, for a panel whose
+    /// natural orientation is portrait-up: the xrandr `--rotate` name and the Wayland
+    /// `wl_output` transform (degrees counter-clockwise; GNOME's mutter maps iio-sensor-proxy's
+    /// left-up to 90 and right-up to 270 the same way). Nil for flat and unknown: keep the
+    /// current rotation.
+    public var displayRotation: (xrandr: String, wayland: Int)? {
+        switch self {
+        case .portrait: return ("normal", 0)
+        case .landscapeRight: return ("left", 90)
+        case .portraitUpsideDown: return ("inverted", 180)
+        case .landscapeLeft: return ("right", 270)
+        case .unknown, .faceUp, .faceDown: return nil
+        }
+    }
+
     /// The gravity direction (unit, G, device frame) at the centre of this state; nil for unknown.
     public var gravity: Vector3? {
         switch self {

@@ -48,6 +48,12 @@ struct OrientationDetectorTests {
             == ["undefined", "normal", "bottom-up", "right-up", "left-up", "undefined", "undefined"])
     }
 
+    @Test("display rotations: left edge up is xrandr left / wl_output 90 (mutter's left-up), flat keeps the rotation")
+    func displayRotations() {
+        let rotations = DeviceOrientation.allCases.map { $0.displayRotation.map { "\($0.xrandr)/\($0.wayland)" } ?? "keep" }
+        #expect(rotations == ["keep", "normal/0", "inverted/180", "right/270", "left/90", "keep", "keep"])
+    }
+
     @Test("held still near (inside) a boundary: no spurious change", arguments: [50.0, -50.0, 55.0])
     func nearBoundary(phi: Double) {
         var detector = OrientationDetector()

@@ -93,4 +93,29 @@ struct ShakeDetectorTests {
         }
         #expect(events.isEmpty, "\(events)")
     }
+
+    static let all = ["full_285.7hz/07_undisturbed_fast_rotation_B.csv", "dec3_95.2hz/05_undisturbed_slow_rotation_with_breaks_B.csv",
+                      "dec3_95.2hz/07_undisturbed_fast_rotation_B.csv", "dec3_95.2hz/16_undisturbed_fast_translation_B.csv",
+                      "dec3_95.2hz/24_disturbed_tapping_A.csv", "dec3_95.2hz/30_disturbed_stationary_magnet_C.csv"]
+
+    @Test("no shake begins during the rest parts of any shared BROAD recording",
+          .enabled(if: all.allSatisfy(BroadDataset.exists), BroadDataset.missing))
+    func restParts() throws {
+        for file in Self.all {
+            let trace = try BroadDataset.trace(file)
+            var engine = MotionEngine()
+            var detector = ShakeDetector()
+            var atRest: [Double] = []
+            for record in trace.records {
+                if let g = record.gyroscope { engine.update(Sample(kind: .gyroscope, timestamp: record.time, vector: g)) }
+                if let a = record.accelerometer { engine.update(Sample(kind: .accelerometer, timestamp: record.time, vector: a)) }
+                guard let motion = try? engine.deviceMotion(in: .xArbitraryZVertical),
+                      let event = detector.update(userAcceleration: motion.userAcceleration.vector, at: record.time),
+                      event.phase == .began, record.movement == false else { continue }
+                atRest.append(record.time)
+            }
+            #expect(atRest.isEmpty, "\(file): shakes began at rest at \(atRest)")
+        }
+    }
 }
+
