@@ -70,12 +70,12 @@ struct AxisSelfCheckTests {
 
     @Test("on a real recording (BROAD 24) the axes are consistent, and a y/z swap is caught with its correction",
           .enabled(if: BroadDataset.exists(tapping), BroadDataset.missing))
-    func realRecording() throws {
+    func realRecording() async throws {
         let trace = try BroadDataset.trace(Self.tapping)
         let swap = Matrix3(rows: Vector3(1, 0, 0), Vector3(0, 0, 1), Vector3(0, 1, 0))
         for axes in [Matrix3.identity, swap] {
             var check = AxisSelfCheck()
-            for record in trace.records {
+            await BroadDataset.replay(trace) { record in
                 if let g = record.gyroscope { check.update(gyroscope: axes * g, at: record.time) }
                 if let a = record.accelerometer { check.update(accelerometer: a, at: record.time) }
             }

@@ -18,5 +18,14 @@ enum BroadDataset {
         try TraceReader.parse(String(contentsOf: url(file), encoding: .utf8))
     }
 
+    /// Runs `body` on every record, yielding to other tests every 2,000 records: a long
+    /// synchronous loop would starve the async emulation tests on a 2-core machine.
+    static func replay(_ trace: TraceReader.Trace, _ body: (TraceRecord) -> Void) async {
+        for (index, record) in trace.records.enumerated() {
+            body(record)
+            if index % 2_000 == 0 { await Task.yield() }
+        }
+    }
+
     static let missing: Comment = "BROAD dataset not found beside the clone (../shared/datasets/broad)"
 }

@@ -54,6 +54,18 @@ struct OrientationDetectorTests {
         #expect(rotations == ["keep", "normal/0", "inverted/180", "right/270", "left/90", "keep", "keep"])
     }
 
+    @Test("tilt follows iio-sensor-proxy's thresholds on the screen normal's elevation")
+    func tilt() {
+        let cases: [(Double, DeviceTilt)] = [(90, .vertical), (71, .vertical), (60, .tiltedUp), (25, .tiltedUp), (15, .faceUp), (0, .faceUp)]
+        for (fromFlat, expected) in cases {
+            #expect(DeviceTilt(gravity: Self.gravity(phi: 0, tilt: fromFlat)) == expected, "\(fromFlat)°")
+        }
+        #expect(DeviceTilt(gravity: Self.gravity(phi: 0, tilt: 60, faceUp: false)) == .tiltedDown)
+        #expect(DeviceTilt(gravity: Vector3(0, 0, 1)) == .faceDown)
+        #expect(DeviceTilt(gravity: .zero) == nil)
+        #expect(DeviceTilt.allCases.map(\.iioSensorProxyName) == ["vertical", "tilted-up", "tilted-down", "face-up", "face-down"])
+    }
+
     @Test("held still near (inside) a boundary: no spurious change", arguments: [50.0, -50.0, 55.0])
     func nearBoundary(phi: Double) {
         var detector = OrientationDetector()

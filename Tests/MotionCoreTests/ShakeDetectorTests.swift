@@ -79,16 +79,16 @@ struct ShakeDetectorTests {
     static let slow = "dec3_95.2hz/05_undisturbed_slow_rotation_with_breaks_B.csv"
 
     @Test("no shake events on a real slow recording with rests (BROAD 05)", .enabled(if: BroadDataset.exists(slow), BroadDataset.missing))
-    func noFalseShakes() throws {
+    func noFalseShakes() async throws {
         let trace = try BroadDataset.trace(Self.slow)
         var engine = MotionEngine()
         var detector = ShakeDetector()
         var events: [ShakeDetector.Event] = []
-        for record in trace.records {
+        await BroadDataset.replay(trace) { record in
             if let g = record.gyroscope { engine.update(Sample(kind: .gyroscope, timestamp: record.time, vector: g)) }
             if let a = record.accelerometer { engine.update(Sample(kind: .accelerometer, timestamp: record.time, vector: a)) }
             guard let motion = try? engine.deviceMotion(in: .xArbitraryZVertical),
-                  let event = detector.update(userAcceleration: motion.userAcceleration.vector, at: record.time) else { continue }
+                  let event = detector.update(userAcceleration: motion.userAcceleration.vector, at: record.time) else { return }
             events.append(event)
         }
         #expect(events.isEmpty, "\(events)")
@@ -100,18 +100,18 @@ struct ShakeDetectorTests {
 
     @Test("no shake begins during the rest parts of any shared BROAD recording",
           .enabled(if: all.allSatisfy(BroadDataset.exists), BroadDataset.missing))
-    func restParts() throws {
+    func restParts() async throws {
         for file in Self.all {
             let trace = try BroadDataset.trace(file)
             var engine = MotionEngine()
             var detector = ShakeDetector()
             var atRest: [Double] = []
-            for record in trace.records {
+            await BroadDataset.replay(trace) { record in
                 if let g = record.gyroscope { engine.update(Sample(kind: .gyroscope, timestamp: record.time, vector: g)) }
                 if let a = record.accelerometer { engine.update(Sample(kind: .accelerometer, timestamp: record.time, vector: a)) }
                 guard let motion = try? engine.deviceMotion(in: .xArbitraryZVertical),
                       let event = detector.update(userAcceleration: motion.userAcceleration.vector, at: record.time),
-                      event.phase == .began, record.movement == false else { continue }
+                      event.phase == .began, record.movement == false else { return }
                 atRest.append(record.time)
             }
             #expect(atRest.isEmpty, "\(file): shakes began at rest at \(atRest)")

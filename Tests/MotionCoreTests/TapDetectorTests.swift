@@ -41,7 +41,7 @@ struct TapDetectorTests {
 
     @Test("BROAD 24 (tapping): every knock of 1.5 G or more is one tap; BROAD 05 (slow rotation): none",
           .enabled(if: BroadDataset.exists(tapping) && BroadDataset.exists(slow), BroadDataset.missing))
-    func realRecordings() throws {
+    func realRecordings() async throws {
         // The recording's knocks (high-passed spikes ≥ 1.5 G, seconds from its start), read off the
         // data; two weaker knocks (≈ 1.3 G at 49.7 s and 114.0 s) lie below the threshold.
         let knocks = [50.04, 52.99, 56.51, 61.75, 64.94, 68.56, 72.55, 76.15, 83.99, 88.32, 91.56, 98.64, 107.93,
@@ -51,7 +51,7 @@ struct TapDetectorTests {
             let start = trace.records[0].time
             var detector = TapDetector()
             var found: [(TapDetector.Kind, Double)] = []
-            for record in trace.records {
+            await BroadDataset.replay(trace) { record in
                 if let a = record.accelerometer, let hit = detector.update(acceleration: a, at: record.time) {
                     found.append((hit.kind, hit.timestamp - start))
                 }
