@@ -102,8 +102,9 @@ struct ReplaySourceTests {
     @Test("update() announces a newly requested kind before its samples")
     func updateAnnounces() async throws {
         let dir = try TempDirectory()
-        // 10 s long, so it is still playing however late the update comes on a loaded machine.
-        let rows = (0..<1000).map { String(format: "%.2f,0.1,0,0,0,0,9.80665", Double($0) / 100) }
+        // 2 minutes long, so it is still playing however late the update comes on a loaded
+        // machine (CI once took 12 s for the two 100 ms sleeps while CPU-bound tests ran).
+        let rows = (0..<12_000).map { String(format: "%.2f,0.1,0,0,0,0,9.80665", Double($0) / 100) }
         let path = try dir.write("long.csv", (["t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z"] + rows).joined(separator: "\n") + "\n")
         let source = try ReplaySource(path: path, pacing: .realtime)
         let queue = DispatchQueue(label: "ReplaySourceTests.update")
