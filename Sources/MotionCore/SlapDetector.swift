@@ -32,8 +32,7 @@ public struct SlapDetector: Sendable {
     }
 
     public var parameters: Parameters
-    private var lowPass: Double?
-    private var last: Double?
+    private var lowPass = FirstOrderLowPass<Double>(tau: Parameters().highPassTau)
     private var burst: (direction: Direction, lastPeak: Double, sign: Double, reversals: Int)?
     private var quietUntil = -Double.infinity
 
@@ -44,13 +43,11 @@ public struct SlapDetector: Sendable {
     /// Feeds the x acceleration (G) at `time`; returns a slap when a burst has settled.
     public mutating func update(x: Double, at time: Double) -> Direction? {
         guard x.isFinite, time.isFinite else { return nil }
-        defer { last = time }
-        guard let lp = lowPass, let last, time > last else {
-            lowPass = x
-            return nil
-        }
-        lowPass = lp + (x - lp) * (1 - exp(-(time - last) / parameters.highPassTau))
-        let high = x - lp
+        let previous = lowPass.value
+        lowPass.tau = parameters.highPassTau
+        lowPass.update(x, at: time)
+        guard let previous else { return nil }
+        let high = x - previous
         if abs(high) >= parameters.threshold, time >= quietUntil {
             let sign: Double = high < 0 ? -1 : 1
             if var current = burst {

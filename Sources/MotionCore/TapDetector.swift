@@ -32,8 +32,7 @@ public struct TapDetector: Sendable {
     }
 
     public var parameters: Parameters
-    private var lowPass: Vector3?
-    private var last: Double?
+    private var lowPass = FirstOrderLowPass<Vector3>(tau: Parameters().highPassTau)
     /// The tap in progress: its start and the last time it was loud.
     private var current: (start: Double, loud: Double)?
     /// A finished single tap waiting for a possible second one: its start.
@@ -46,13 +45,11 @@ public struct TapDetector: Sendable {
     /// Feeds one accelerometer sample (G); returns a tap or double tap when one is decided.
     public mutating func update(acceleration a: Vector3, at time: Double) -> (kind: Kind, timestamp: Double)? {
         guard a.isFinite, time.isFinite else { return nil }
-        defer { last = time }
-        guard let lp = lowPass, let last, time > last else {
-            lowPass = a
-            return nil
-        }
-        lowPass = lp + (a - lp) * (1 - exp(-(time - last) / parameters.highPassTau))
-        let magnitude = (a - lp).norm
+        let previous = lowPass.value
+        lowPass.tau = parameters.highPassTau
+        lowPass.update(a, at: time)
+        guard let previous else { return nil }
+        let magnitude = (a - previous).norm
         let p = parameters
         if var tap = current {
             if magnitude >= p.threshold / 2 { tap.loud = time }
