@@ -10,17 +10,17 @@ public struct MotionEventDetectors: Sendable {
     public var shake: ShakeDetector
     public var slap: SlapDetector
     public var tap: TapDetector
-    private var atRest = false
+    public let configuration: DetectorConfiguration
     private var fallbackGravity = AccelerationGravity()
-    /// User acceleration above this (G) counts as "accelerating hard" for orientation decisions.
-    public var hardAcceleration = 0.5
+    private var atRest = false
 
-    public init(orientation: OrientationDetector.Parameters = .init(), shake: ShakeDetector.Parameters = .init(),
-                slap: SlapDetector.Parameters = .init(), tap: TapDetector.Parameters = .init()) {
-        self.orientation = OrientationDetector(parameters: orientation)
-        self.shake = ShakeDetector(parameters: shake)
-        self.slap = SlapDetector(parameters: slap)
-        self.tap = TapDetector(parameters: tap)
+    public init(configuration: DetectorConfiguration = DetectorConfiguration()) {
+        self.configuration = configuration
+        orientation = OrientationDetector(parameters: configuration.orientation)
+        shake = ShakeDetector(parameters: configuration.shake)
+        slap = SlapDetector(parameters: configuration.slap)
+        tap = TapDetector(parameters: configuration.tap)
+        fallbackGravity.accelerationTolerance = configuration.accelerationTolerance
     }
 
     /// The events `sample` causes, given the engine that has already taken it.
@@ -30,7 +30,7 @@ public struct MotionEventDetectors: Sendable {
         let gravity: Vector3, user: Vector3, rate: Double, accelerating: Bool
         if let motion = try? engine.deviceMotion(in: .xArbitraryZVertical) {
             (gravity, user, rate) = (motion.gravity.vector, motion.userAcceleration.vector, motion.rotationRate.vector.norm)
-            accelerating = user.norm > hardAcceleration
+            accelerating = user.norm > configuration.hardAcceleration
         } else {
             fallbackGravity.update(sample.vector, at: t)
             guard let g = fallbackGravity.gravity else { return [] }

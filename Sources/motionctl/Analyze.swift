@@ -20,15 +20,23 @@ struct Analyze: ParsableCommand {
     @Option(help: "Orientation settle time, s.")
     var settleTime: Double?
 
+    @Option(help: "Slap threshold, G of high-passed x acceleration.")
+    var slapThreshold: Double?
+
+    @Option(help: "Tap threshold, G of high-passed acceleration.")
+    var tapThreshold: Double?
+
     @OptionGroup var engine: EngineOptions
 
     func run() throws {
         let trace = try loadTrace(input)
         var motionEngine = MotionEngine(configuration: try engine.configuration())
-        var shake = ShakeDetector.Parameters(), orientation = OrientationDetector.Parameters()
-        if let shakeThreshold { shake.threshold = shakeThreshold }
-        if let settleTime { orientation.settleTime = settleTime }
-        var detectors = MotionEventDetectors(orientation: orientation, shake: shake)
+        var configuration = DetectorConfiguration()
+        if let shakeThreshold { configuration.shake.threshold = shakeThreshold }
+        if let settleTime { configuration.orientation.settleTime = settleTime }
+        if let slapThreshold { configuration.slap.threshold = slapThreshold }
+        if let tapThreshold { configuration.tap.threshold = tapThreshold }
+        var detectors = MotionEventDetectors(configuration: configuration)
         var count = 0
         for record in trace.records {
             for sample in record.samples(timestamp: record.time) {

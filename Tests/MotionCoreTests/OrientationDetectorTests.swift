@@ -54,6 +54,37 @@ struct OrientationDetectorTests {
         #expect(rotations == ["keep", "normal/0", "inverted/180", "right/270", "left/90", "keep", "keep"])
     }
 
+    /// Settles the detector in `start` (exact vector), then holds `phi` for 0.5 s; returns the state.
+    static func after(_ start: DeviceOrientation, phi: Double, tilt: Double = 90) -> DeviceOrientation {
+        var detector = OrientationDetector()
+        for i in 0..<50 { _ = detector.update(gravity: start.gravity!, at: Double(i) * 0.01) }
+        for i in 50..<100 { _ = detector.update(gravity: Self.gravity(phi: phi, tilt: tilt), at: Double(i) * 0.01) }
+        return detector.orientation
+    }
+
+    @Test("boundaries with exact vectors, both ways: keep out to 60°, propose within 30°, dead zone between")
+    func exactBoundaries() {
+        // From portrait toward landscapeLeft (φ = 90°): kept through 59°, landscape from 61° (29° from its centre).
+        #expect(Self.after(.portrait, phi: 59) == .portrait)
+        #expect(Self.after(.portrait, phi: 61) == .landscapeLeft)
+        // Back from landscapeLeft: kept down to 31°, portrait below 29°… and 30°–60° from either is the dead zone.
+        #expect(Self.after(.landscapeLeft, phi: 31) == .landscapeLeft)
+        #expect(Self.after(.landscapeLeft, phi: 29) == .portrait)
+        // The other side and the other states.
+        #expect(Self.after(.portrait, phi: -59) == .portrait)
+        #expect(Self.after(.portrait, phi: -61) == .landscapeRight)
+        #expect(Self.after(.portraitUpsideDown, phi: 121) == .portraitUpsideDown)
+        #expect(Self.after(.portraitUpsideDown, phi: 119) == .landscapeLeft)
+        #expect(Self.after(.landscapeRight, phi: -149) == .landscapeRight)
+        #expect(Self.after(.landscapeRight, phi: -151) == .portraitUpsideDown)
+        // Flat: enter within 25° of vertical, leave beyond 35° — and upright again only from 55°.
+        #expect(Self.after(.portrait, phi: 0, tilt: 26) == .portrait)
+        #expect(Self.after(.portrait, phi: 0, tilt: 24) == .faceUp)
+        #expect(Self.after(.faceUp, phi: 0, tilt: 34) == .faceUp)
+        #expect(Self.after(.faceUp, phi: 0, tilt: 50) == .faceUp)   // tilt band: nothing new
+        #expect(Self.after(.faceUp, phi: 0, tilt: 56) == .portrait)
+    }
+
     @Test("tilt follows iio-sensor-proxy's thresholds on the screen normal's elevation")
     func tilt() {
         let cases: [(Double, DeviceTilt)] = [(90, .vertical), (71, .vertical), (60, .tiltedUp), (25, .tiltedUp), (15, .faceUp), (0, .faceUp)]

@@ -89,5 +89,21 @@ struct MotionCtlTests {
         let text = try await Emulation.run([Self.motionctl, "analyze", "--input", dir.appendingPathComponent("events-true.csv").path])
         #expect(text.stdout.contains("orientation landscapeLeft") && text.stdout.contains("6 events in 850 rows"), "\(text.stdout)")
     }
+
+    static let tapping = Emulation.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/datasets/broad/dec3_95.2hz/24_disturbed_tapping_A.csv").path
+
+    @Test("motionctl analyze on a real recording (BROAD 24, tapping): the knocks are taps, no shake begins at rest",
+          .enabled(if: FileManager.default.fileExists(atPath: tapping), "BROAD dataset not found beside the clone (../shared/datasets/broad)"))
+    func analyzeRealRecording() async throws {
+        // BROAD dataset: D. Laidig, M. Caruso, A. Cereatti, T. Seel, Data 6(7):72, 2021, doi:10.3390/data6070072, CC BY 4.0.
+        let run = try await Emulation.run([Self.motionctl, "analyze", "--input", Self.tapping, "--json"], timeout: 120)
+        #expect(run.status == 0, "\(run.stderr)")
+        let events = try run.stdout.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        let taps = events.filter { $0["gesture"] as? String == "tap" }
+        #expect(taps.count == 21, "\(taps.count) taps")
+        #expect(events.contains { $0["gesture"] as? String == "rest" } && events.contains { $0["orientation"] != nil })
+    }
 }
 
