@@ -190,8 +190,8 @@ extension AxisSelfCheck.Verdict: CustomStringConvertible {
         }
     }
 
+    /// The matrix's text form, to two decimals (`+ 0` turns −0 into 0).
     private static func text(_ m: Matrix3) -> String {
-        m.rows.map { row in row.components.map { DecimalText.shortest(($0 * 100).rounded() / 100 + 0) }.joined(separator: ", ") }
-            .joined(separator: "; ")
+        Matrix3(rowMajor: m.rowMajor.map { ($0 * 100).rounded() / 100 + 0 }).text
     }
 }

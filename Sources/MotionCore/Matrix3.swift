@@ -48,6 +48,11 @@ public struct Matrix3: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
+    /// The kernel/hwdb text form, row-major, shortest decimals: `1, 0, 0; 0, 1, 0; 0, 0, 1`.
+    public var text: String {
+        rows.map { row in row.components.map(DecimalText.shortest).joined(separator: ", ") }.joined(separator: "; ")
+    }
+
     /// The nine values, row-major.
     public var rowMajor: [Double] { rows.flatMap(\.components) }
 

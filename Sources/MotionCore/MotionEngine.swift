@@ -205,7 +205,8 @@ public struct MotionEngine: Sendable {
         return .axisCheckConcluded(verdict, applied: true)
     }
 
-    private var isReady: Bool { estimator.isInitialized && hasGyroscope }
+    /// Device motion can be given: the estimator is initialised and a gyroscope sample was seen.
+    public var isReady: Bool { estimator.isInitialized && hasGyroscope }
 
     /// The zero of the arbitrary frames as of now: take it when a consumer starts updates.
     public func anchor() -> FrameAnchor {

@@ -50,7 +50,7 @@ public struct MotionEventDetectors: Sendable {
         if let tapped = tap.update(acceleration: sample.vector, at: t) {
             events.append(.gesture(tapped.kind == .tap ? .tap : .doubleTap, timestamp: tapped.timestamp))
         }
-        let rest = engine.status.atRest
+        let rest = engine.estimator.state.atRest
         if rest != atRest {
             atRest = rest
             events.append(.gesture(rest ? .rest : .motion, timestamp: t))

@@ -81,11 +81,7 @@ public struct MountMatrix: Sendable, Hashable, Codable, CustomStringConvertible 
     public func apply(_ v: Vector3) -> Vector3 { matrix * v }
 
     /// The kernel text form, e.g. `1, 0, 0; 0, 1, 0; 0, 0, 1`.
-    public var description: String {
-        matrix.rows.map { row in
-            row.components.map(DecimalText.shortest).joined(separator: ", ")
-        }.joined(separator: "; ")
-    }
+    public var description: String { matrix.text }
 }
 
 /// Why a mount matrix was rejected.

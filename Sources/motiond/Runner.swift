@@ -106,7 +106,7 @@ final class Runner: @unchecked Sendable {
         case .motion(let writer, let frame):
             guard case .sample(let sample) = event, sample.kind == .gyroscope else { return }
             do {
-                if anchor == nil, engine.status.initialized { anchor = engine.anchor() }
+                if anchor == nil, engine.isReady { anchor = engine.anchor() }
                 let motion = try engine.deviceMotion(in: frame, anchor: anchor)
                 if unavailable != nil {
                     logger.info("device motion in \(frame) available")
