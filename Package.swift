@@ -9,10 +9,12 @@ let package = Package(
         .executable(name: "motionctl", targets: ["motionctl"]),
         .library(name: "MotionCore", targets: ["MotionCore"]),
         .library(name: "MotionIIO", targets: ["MotionIIO"]),
+        .library(name: "MotionProtocol", targets: ["MotionProtocol"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
     ],
     targets: [
         // Pure, deterministic motion model: no I/O, no C, no Dispatch.
@@ -39,10 +41,23 @@ let package = Package(
             ]
         ),
 
+        // Wire messages and the JSON-lines codec, shared by the daemon and its clients.
+        .target(name: "MotionProtocol", dependencies: ["MotionCore"]),
+
+        // The daemon proper: pipeline queue, subscriptions, publisher, socket server.
+        .target(
+            name: "MotionDaemon",
+            dependencies: [
+                "MotionCore", "MotionIIO", "MotionProtocol",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
+
         .executableTarget(
             name: "motiond",
             dependencies: [
-                "MotionCore", "MotionIIO", "MotionCommandLine",
+                "MotionCore", "MotionIIO", "MotionProtocol", "MotionDaemon", "MotionCommandLine",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -51,7 +66,7 @@ let package = Package(
         .executableTarget(
             name: "motionctl",
             dependencies: [
-                "MotionCore", "MotionCommandLine",
+                "MotionCore", "MotionProtocol", "MotionCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -242,9 +242,11 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
             if request.periods[kind] != nil {
                 let reason = availability[kind].flatMap { $0.isAvailable ? nil : $0.reason } ?? "no \(kind) found on \(uri)"
                 setAvailability(kind, SensorAvailability(isAvailable: false, reason: reason))
+            } else if let sensor = found?.primary(kind) {
+                // Present but not requested: available, idle (no mode).
+                setAvailability(kind, SensorAvailability(isAvailable: true, reason: "found \(sensor.summary), idle"))
             } else {
-                // Not requested: forget it, so a later request announces it afresh.
-                availability[kind] = nil
+                setAvailability(kind, SensorAvailability(isAvailable: false, reason: "no \(kind) found on \(uri)"))
             }
         }
     }

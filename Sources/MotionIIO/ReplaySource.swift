@@ -6,8 +6,9 @@ import MotionCore
 ///
 /// `.realtime` paces samples by the trace's timestamps, rebased onto the boot clock at start;
 /// `.asFastAsPossible` emits every record at once with the trace's own timestamps (offline
-/// tools). Only requested kinds are emitted, at the trace's own rate; when the trace ends every
-/// kind is reported unavailable.
+/// tools). Only requested kinds are emitted, at the trace's own rate. Every kind the trace
+/// holds is reported available from the start (idle until requested); when the trace ends
+/// every kind is reported unavailable.
 public final class ReplaySource: MotionSource, @unchecked Sendable {
     public enum Pacing: Sendable {
         case realtime
@@ -21,6 +22,7 @@ public final class ReplaySource: MotionSource, @unchecked Sendable {
     // Confined to `queue`.
     private var delivery: (queue: DispatchQueue, handler: SourceHandler)?
     private var kinds = Set<SensorKind>()
+    private var announced: [SensorKind: SensorAvailability] = [:]
     private var next = 0
     private var generation = 0
     private var origin = 0.0
@@ -47,6 +49,7 @@ public final class ReplaySource: MotionSource, @unchecked Sendable {
         queue.sync {
             delivery = (target, handler)
             kinds = []
+            announced = [:]
             next = 0
             origin = BootClock.now() - trace.records[0].time
             select(Set(request.periods.keys))
@@ -58,16 +61,22 @@ public final class ReplaySource: MotionSource, @unchecked Sendable {
         queue.sync { select(Set(request.periods.keys)) }
     }
 
-    /// Sets the kinds to emit, announcing the ones newly requested.
+    /// Sets the kinds to emit and announces every kind whose availability changed.
     private func select(_ requested: Set<SensorKind>) {
-        guard let delivery else { return }
-        for kind in requested.subtracting(kinds).sorted(by: { $0.rawValue < $1.rawValue }) {
+        kinds = requested
+        for kind in SensorKind.allCases {
             let available = trace.kinds.contains(kind) && next < trace.records.count
             let reason = !trace.kinds.contains(kind) ? "\(uri) has no \(kind) columns"
-                : available ? "replaying \(uri)" : "replay of \(uri) finished"
-            delivery.queue.async { delivery.handler(.availability(kind, SensorAvailability(isAvailable: available, reason: reason))) }
+                : !available ? "replay of \(uri) finished"
+                : requested.contains(kind) ? "replaying \(uri)" : "in \(uri), not requested"
+            announce(kind, SensorAvailability(isAvailable: available, reason: reason))
         }
-        kinds = requested
+    }
+
+    private func announce(_ kind: SensorKind, _ availability: SensorAvailability) {
+        guard let delivery, announced[kind] != availability else { return }
+        announced[kind] = availability
+        delivery.queue.async { delivery.handler(.availability(kind, availability)) }
     }
 
     public func stop() {
@@ -103,9 +112,8 @@ public final class ReplaySource: MotionSource, @unchecked Sendable {
             delivery.queue.async { samples.forEach { delivery.handler(.sample($0)) } }
             next += 1
         }
-        for kind in kinds.sorted(by: { $0.rawValue < $1.rawValue }) where trace.kinds.contains(kind) {
-            let reason = "replay of \(uri) finished"
-            delivery.queue.async { delivery.handler(.availability(kind, SensorAvailability(isAvailable: false, reason: reason))) }
+        for kind in SensorKind.allCases where trace.kinds.contains(kind) {
+            announce(kind, SensorAvailability(isAvailable: false, reason: "replay of \(uri) finished"))
         }
     }
 }

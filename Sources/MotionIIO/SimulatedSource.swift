@@ -27,6 +27,10 @@ public final class SimulatedSource: MotionSource, @unchecked Sendable {
             delivery = (target, handler)
             startTime = BootClock.now()
             last = [:]
+            // Every simulated sensor exists; requested ones are announced as read by `apply`.
+            for kind in SensorKind.allCases where request.periods[kind] == nil {
+                target.async { handler(.availability(kind, Self.idle)) }
+            }
             apply(request)
         }
     }
@@ -47,6 +51,9 @@ public final class SimulatedSource: MotionSource, @unchecked Sendable {
         timers = [:]
     }
 
+    /// A simulated sensor nobody reads: present, not running.
+    private static let idle = SensorAvailability(isAvailable: true, reason: "simulated IMU, idle")
+
     /// At most this many seconds of missed samples are caught up (the timer's clock stops during
     /// suspend, the boot clock does not): older grid points are skipped.
     static let maximumCatchUp = 1.0
@@ -57,7 +64,7 @@ public final class SimulatedSource: MotionSource, @unchecked Sendable {
             entry.timer.cancel()
             timers[kind] = nil
             if request.periods[kind] == nil {
-                delivery.queue.async { delivery.handler(.availability(kind, SensorAvailability(isAvailable: false, reason: "not requested"))) }
+                delivery.queue.async { delivery.handler(.availability(kind, Self.idle)) }
             }
         }
         for (kind, period) in request.periods where timers[kind] == nil {

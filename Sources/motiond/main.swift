@@ -4,7 +4,9 @@ import Foundation
 import Logging
 import MotionCommandLine
 import MotionCore
+import MotionDaemon
 import MotionIIO
+import MotionProtocol
 
 /// motiond: reads the motion sensors (accelerometer, gyroscope, magnetometer) of this machine
 /// through IIO, or a simulated IMU, or a recorded trace.
@@ -20,16 +22,22 @@ struct Motiond: ParsableCommand {
     @Option(help: "Where samples come from: local:, ip:HOST[:PORT], sim:, replay:FILE.csv.")
     var source = "local:"
 
+    @Option(help: "Serve clients on this Unix socket (default \(Wire.defaultSocketPath); with --print-samples or --print-motion, only when given).")
+    var socket: String?
+
+    @Flag(help: "Serve no socket.")
+    var noSocket = false
+
     @Flag(help: "List every sensor found, how it will be read and why, then exit.")
     var listSensors = false
 
     @Flag(help: "Machine-readable output: JSON for --list-sensors, JSON lines for samples.")
     var json = false
 
-    @Option(help: "Seconds between samples, 0.01–0.1.")
+    @Option(help: "Seconds between samples while printing, 0.01–0.1 (clients choose their own).")
     var interval = 0.02
 
-    @Option(parsing: .upToNextOption, help: "Sensors to read: accelerometer gyroscope magnetometer (default: all).")
+    @Option(parsing: .upToNextOption, help: "Sensors to use: accelerometer gyroscope magnetometer (default: all).")
     var sensors: [SensorKind] = SensorKind.allCases
 
     @Flag(help: "Print every sample on standard output.")
@@ -44,7 +52,7 @@ struct Motiond: ParsableCommand {
     @OptionGroup(title: "Motion engine")
     var engine: EngineOptions
 
-    @Option(help: "Exit after printing this many samples (or device motion lines with --print-motion).")
+    @Option(help: "Exit after printing this many samples (or device motion lines with --print-motion); implies --print-samples without --print-motion.")
     var count: Int?
 
     @Option(help: "Exit after this many seconds.")
@@ -66,6 +74,7 @@ struct Motiond: ParsableCommand {
             throw ValidationError("--print-motion \(printMotion): expected one of \(AttitudeReferenceFrame.named.map(\.name).joined(separator: ", "))")
         }
         if printMotion != nil && printSamples { throw ValidationError("--print-motion and --print-samples exclude each other") }
+        if noSocket && socket != nil { throw ValidationError("--socket and --no-socket exclude each other") }
     }
 
     func run() throws {
@@ -78,11 +87,10 @@ struct Motiond: ParsableCommand {
         let logger = Logger(label: "motiond")
 
         let uri: SourceURI
-        let request: SourceRequest
         var overrides: [MountMatrixOverride] = []
         do {
             uri = try SourceURI(parsing: source)
-            request = try SourceRequest(sensors, period: interval)
+            _ = try SourceRequest(sensors, period: interval)
             for text in mountMatrix { overrides.append(try MountMatrixOverride(parsing: text)) }
         } catch {
             throw ValidationError("\(error)")
@@ -122,17 +130,27 @@ struct Motiond: ParsableCommand {
             logger.error("\(error)")
             throw ExitCode.failure
         }
-        let store = stateFile.map { EngineStateStore(path: $0, logger: logger) }
-        let output: Runner.Output
+        let printing: Daemon.Printing
         if let frame = printMotion.flatMap(AttitudeReferenceFrame.init(name:)) {
-            output = .motion(SampleWriter(json: json), frame)
+            printing = .motion(frame, json: json)
         } else if printSamples || count != nil {
-            output = .samples(SampleWriter(json: json))
+            printing = .samples(json: json)
         } else {
-            output = .summary
+            printing = .nothing
         }
-        try Runner(source: made, request: request, engine: MotionEngine(configuration: configuration, restoring: store?.load()),
-                   output: output, count: count, duration: duration, store: store, logger: logger).run()
+        let socketPath: String?
+        if case .nothing = printing {
+            socketPath = noSocket ? nil : (socket ?? Wire.defaultSocketPath)
+        } else {
+            socketPath = noSocket ? nil : socket
+        }
+        if socketPath == nil, case .nothing = printing {
+            logger.error("nothing to do: --no-socket without --print-samples or --print-motion")
+            throw ExitCode.failure
+        }
+        let options = Daemon.Options(socketPath: socketPath, printing: printing, sensors: Set(sensors), printPeriod: interval,
+                                     count: count, duration: duration, detectors: DetectorConfiguration(), stateFile: stateFile)
+        Daemon(source: made, configuration: configuration, options: options, logger: logger).run()
     }
 }
 

@@ -165,7 +165,7 @@ struct ReplaySourceTests {
         }
     }
 
-    @Test("Only the requested kinds are emitted")
+    @Test("Only the requested kinds are emitted; every kind in the trace is announced, idle until requested")
     func onlyAccelerometer() async throws {
         let dir = try TempDirectory()
         let path = try dir.write("trace.csv", Self.traceText())
@@ -173,8 +173,15 @@ struct ReplaySourceTests {
         let samples = log.samples
         #expect(samples.count == 50)
         #expect(samples.allSatisfy { $0.kind == .accelerometer })
-        #expect(log.availabilities.allSatisfy { $0.kind == .accelerometer })
-        #expect(log.availabilities.map(\.value.isAvailable) == [true, false])
+        let announced = log.availabilities.map { "\($0.kind) \($0.value.isAvailable) \($0.value.reason)" }
+        #expect(announced == [
+            "accelerometer true replaying replay:\(path)",
+            "gyroscope true in replay:\(path), not requested",
+            "magnetometer true in replay:\(path), not requested",
+            "accelerometer false replay of replay:\(path) finished",
+            "gyroscope false replay of replay:\(path) finished",
+            "magnetometer false replay of replay:\(path) finished",
+        ])
         #expect(abs((samples.first?.timestamp ?? 0) - 10.00) < 1e-9)
         #expect(abs((samples.last?.timestamp ?? 0) - 10.49) < 1e-9)
     }

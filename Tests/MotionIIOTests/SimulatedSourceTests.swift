@@ -115,7 +115,8 @@ struct SimulatedSourceTests {
         let accel = log.samples(.accelerometer)
         let gyro = log.samples(.gyroscope)
         #expect(log.samples(.magnetometer).isEmpty, "magnetometer was not requested")
-        #expect(log.availability(.magnetometer).isEmpty)
+        // Present but not requested: announced once, idle.
+        #expect(log.availability(.magnetometer).map(\.value) == [SensorAvailability(isAvailable: true, reason: "simulated IMU, idle")])
 
         // The source emits every grid point that is due, so the counts follow the time that
         // really passed (a loaded machine stretches the 0.6 s sleep): about elapsed / period,
@@ -192,10 +193,11 @@ struct SimulatedSourceTests {
 
         // No magnetometer before the update.
         #expect(log.sampleIndices(.magnetometer).allSatisfy { $0 >= beforeUpdate })
+        // Idle at start, then read.
         let magAvailability = log.availability(.magnetometer)
-        #expect(magAvailability.count == 1)
-        #expect(magAvailability.first?.value.isAvailable == true)
-        if let announced = magAvailability.first?.index, let first = log.sampleIndices(.magnetometer).first {
+        #expect(magAvailability.map(\.value.mode) == [nil, .polling])
+        #expect(magAvailability.allSatisfy(\.value.isAvailable))
+        if let announced = magAvailability.last?.index, let first = log.sampleIndices(.magnetometer).first {
             #expect(announced < first)
         }
         // The accelerometer was not re-announced nor switched off: its period did not change.
@@ -217,7 +219,7 @@ struct SimulatedSourceTests {
         Self.expectStrictlyIncreasing(accel, spacing: 0.02)
     }
 
-    @Test("update() dropping a kind reports it unavailable and stops its samples")
+    @Test("update() dropping a kind reports it idle and stops its samples")
     func updateRemovesKind() async throws {
         let source = Self.restingSource()
         let queue = DispatchQueue(label: "SimulatedSourceTests.remove")
@@ -230,8 +232,8 @@ struct SimulatedSourceTests {
         queue.sync {}
 
         let gyroAvailability = log.availability(.gyroscope)
-        #expect(gyroAvailability.map(\.value.isAvailable) == [true, false])
-        #expect(gyroAvailability.last?.value.reason == "not requested")
+        #expect(gyroAvailability.map(\.value.mode) == [.polling, nil])
+        #expect(gyroAvailability.last?.value == SensorAvailability(isAvailable: true, reason: "simulated IMU, idle"))
         let off = try #require(gyroAvailability.last?.index)
         #expect(log.sampleIndices(.gyroscope).allSatisfy { $0 < off }, "gyroscope samples after it was switched off")
         #expect(log.sampleIndices(.accelerometer).contains { $0 > off }, "the accelerometer kept running")

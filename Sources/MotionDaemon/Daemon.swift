@@ -1,0 +1,140 @@
+import Dispatch
+import Foundation
+import Logging
+import MotionCore
+import MotionIIO
+import MotionProtocol
+
+/// The running daemon: the pipeline, the socket server and the daemon's own printing, and
+/// their lifecycle. SIGTERM and SIGINT stop the source (buffers disabled, triggers detached),
+/// save the engine state, say goodbye to every client and exit 0; so do `--count` and
+/// `--duration`.
+public final class Daemon: @unchecked Sendable {
+    /// What the daemon prints on standard output itself (besides serving the socket).
+    public enum Printing: Sendable {
+        case nothing
+        /// Every sample of the sensors read (and their availability).
+        case samples(json: Bool)
+        /// Device motion in a frame at the fusion's rate.
+        case motion(AttitudeReferenceFrame, json: Bool)
+    }
+
+    public struct Options: Sendable {
+        /// The socket path, or nil to serve no socket (printing only).
+        public var socketPath: String?
+        public var printing: Printing
+        /// Sensors the daemon may use; with printing, the ones it reads.
+        public var sensors: Set<SensorKind>
+        /// The hardware period while printing, seconds.
+        public var printPeriod: Double
+        public var count: Int?
+        public var duration: Double?
+        public var detectors: DetectorConfiguration
+        public var stateFile: String?
+
+        public init(socketPath: String?, printing: Printing, sensors: Set<SensorKind>, printPeriod: Double, count: Int?,
+                    duration: Double?, detectors: DetectorConfiguration, stateFile: String?) {
+            self.socketPath = socketPath
+            self.printing = printing
+            self.sensors = sensors
+            self.printPeriod = printPeriod
+            self.count = count
+            self.duration = duration
+            self.detectors = detectors
+            self.stateFile = stateFile
+        }
+    }
+
+    private let source: MotionSource
+    private let options: Options
+    private let logger: Logger
+    private let pipeline: Pipeline
+    private var server: SocketServer?
+    private var printer: Printer?
+    private var signals: [DispatchSourceSignal] = []
+    /// Serialises the ending (signals, count, duration may race).
+    private let lifecycle = DispatchQueue(label: "motiond.lifecycle")
+    private var ending = false
+
+    public init(source: MotionSource, configuration: MotionEngine.Configuration, options: Options, logger: Logger) {
+        self.source = source
+        self.options = options
+        self.logger = logger
+        let store = options.stateFile.map { EngineStateStore(path: $0, logger: logger) }
+        pipeline = Pipeline(source: source, engine: MotionEngine(configuration: configuration, restoring: store?.load()),
+                            detectors: options.detectors, allowed: options.sensors, store: store, logger: logger)
+    }
+
+    /// Runs until a signal, `--count` or `--duration` ends the process.
+    public func run() -> Never {
+        // A closed output pipe or client socket is an error to handle, not a reason to die
+        // before the buffers are disabled.
+        signal(SIGPIPE, SIG_IGN)
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: lifecycle)
+            source.setEventHandler { [unowned self] in finish(number == SIGTERM ? "SIGTERM" : "SIGINT") }
+            source.resume()
+            signals.append(source)
+        }
+
+        var local: [Subscription] = []
+        switch options.printing {
+        case .nothing:
+            break
+        case .samples(let json):
+            printer = Printer(json: json, count: options.count, countedLines: "samples") { [unowned self] why in finish(why) }
+            local = SensorKind.allCases.filter(options.sensors.contains).map {
+                Subscription(local: StreamName($0), frame: nil, period: options.printPeriod, detectors: options.detectors)
+            }
+            local.append(Subscription(local: .availability, frame: nil, period: options.printPeriod, detectors: options.detectors))
+        case .motion(let frame, let json):
+            printer = Printer(json: json, count: options.count, countedLines: "device motion lines") { [unowned self] why in finish(why) }
+            local = [Subscription(local: .deviceMotion, frame: frame, period: options.printPeriod, detectors: options.detectors)]
+        }
+        pipeline.subscribeLocally(local)
+
+        if let path = options.socketPath {
+            let server = SocketServer(path: path, pipeline: pipeline, logger: logger)
+            do {
+                try server.start()
+            } catch {
+                logger.error("cannot serve clients: \(error)")
+                exit(1)
+            }
+            self.server = server
+        }
+        let server = self.server, printer = self.printer
+        do {
+            try pipeline.start { batch in
+                if let printer {
+                    let mine = batch.filter { $0.client == .local }.map(\.message)
+                    if !mine.isEmpty { printer.print(mine) }
+                    if mine.count == batch.count { return }
+                }
+                server?.deliver(batch)
+            }
+        } catch {
+            logger.error("\(error)")
+            server?.stop(reason: "daemon failed to start")
+            exit(1)
+        }
+        if let duration = options.duration {
+            lifecycle.asyncAfter(deadline: .now() + duration) { [unowned self] in finish("--duration elapsed") }
+        }
+        dispatchMain()
+    }
+
+    /// Stops everything in order and exits 0.
+    private func finish(_ why: String) {
+        lifecycle.async { [self] in
+            guard !ending else { return }
+            ending = true
+            logger.info("stopping: \(why)")
+            pipeline.stop()
+            printer?.drain()
+            server?.stop(reason: "motiond is stopping (\(why))")
+            exit(0)
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import MotionCore
+import MotionProtocol
+
+/// A message encoded once, ready for any number of clients: its bytes (the JSON line with its
+/// newline, shared by every queue it is put in) and how a full send queue may treat it.
+struct OutgoingMessage: Sendable {
+    /// What a full queue may do with the message (R41).
+    enum Delivery: Sendable, Hashable {
+        /// A sample of a stream: the oldest is dropped first, and the drop is counted.
+        case sample(StreamName)
+        /// The current state of something (`key`): a newer one replaces a queued older one.
+        case state(key: String)
+        /// An event (shake phase, gesture): kept in order; only past a hard bound is the oldest
+        /// dropped, and counted.
+        case event(StreamName)
+        /// Hello, goodbye and drop reports: always sent.
+        case control
+        /// The reply to a request: always sent, and it ends the request's time in flight.
+        case reply
+    }
+
+    let message: ServerMessage
+    let bytes: [UInt8]
+    let delivery: Delivery
+
+    init(_ message: ServerMessage) {
+        self.message = message
+        bytes = Array((message.line + "\n").utf8)
+        delivery = Self.delivery(of: message)
+    }
+
+    private static func delivery(of message: ServerMessage) -> Delivery {
+        switch message {
+        case .reply: return .reply
+        case .availability(let kind, _): return .state(key: "availability.\(kind.rawValue)")
+        case .calibration: return .state(key: "calibration")
+        case .event(.orientation): return .state(key: "orientation")
+        case .event(.shake): return .event(.shake)
+        case .event(.gesture): return .event(.gesture)
+        case .hello, .dropped, .goodbye: return .control
+        case .sample, .deviceMotion, .heading: return .sample(message.stream!)
+        }
+    }
+}
+
+/// One connection, as the pipeline knows it: a number, unique for the daemon's lifetime.
+struct ClientID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    let raw: UInt64
+    /// The daemon's own printing (`--print-samples`, `--print-motion`), a subscriber like any.
+    static let local = ClientID(raw: 0)
+    static func < (a: Self, b: Self) -> Bool { a.raw < b.raw }
+    var description: String { raw == 0 ? "local output" : "client \(raw)" }
+}
+
+/// A message for one client.
+struct Addressed: Sendable {
+    let client: ClientID
+    let message: OutgoingMessage
+}

@@ -1,0 +1,310 @@
+import Dispatch
+import Logging
+import MotionCore
+import MotionIIO
+import MotionProtocol
+
+/// The daemon's one serial queue, `motiond.pipeline` (R9): every sample goes through the
+/// motion engine and the detectors here, the latest value of every stream is kept here, and the
+/// ``Publisher`` turns them into messages for the subscribers. Nothing here blocks on I/O:
+/// messages leave through `outbox` (the socket server's queue, the printer's queue) and source
+/// reconfiguration runs on its own queue.
+///
+/// Sensors follow the subscriptions (R69): the source is asked for exactly the sensors they
+/// need, at the shortest interval any of them wants (clamped to 10–100 ms), and for nothing
+/// when nobody subscribes.
+final class Pipeline: @unchecked Sendable {
+    let queue = DispatchQueue(label: "motiond.pipeline")
+    /// Starts, updates and stops the source in order, off the pipeline queue (opening a
+    /// buffered device can take hundreds of milliseconds).
+    private let control = DispatchQueue(label: "motiond.source-control")
+    private let source: MotionSource
+    private let allowed: Set<SensorKind>
+    private let store: EngineStateStore?
+    private let logger: Logger
+    private let started = BootClock.now()
+
+    // Confined to `queue`.
+    private var engine: MotionEngine
+    private var publisher: Publisher
+    private var sensors: [SensorKind: SensorAvailability] = [:]
+    private var latest: [SensorKind: Sample] = [:]
+    private var request = SourceRequest.none
+    private var outbox: @Sendable ([Addressed]) -> Void = { _ in }
+    private var timers: [DispatchSourceTimer] = []
+
+    /// `allowed`: the sensors the daemon may use at all (`--sensors`).
+    init(source: MotionSource, engine: MotionEngine, detectors: DetectorConfiguration, allowed: Set<SensorKind>,
+         store: EngineStateStore?, logger: Logger) {
+        self.source = source
+        self.engine = engine
+        publisher = Publisher(detectors: detectors)
+        self.allowed = allowed
+        self.store = store
+        self.logger = logger
+    }
+
+    /// The daemon's own output (`--print-samples`, `--print-motion`) subscribes like a client,
+    /// before `start`.
+    func subscribeLocally(_ subscriptions: [Subscription]) {
+        queue.sync {
+            for subscription in subscriptions { publisher.add(subscription, client: .local) }
+        }
+    }
+
+    /// Starts the source with what the subscriptions made so far need; messages go to `outbox`.
+    func start(outbox: @escaping @Sendable ([Addressed]) -> Void) throws(SourceError) {
+        let initial = queue.sync {
+            self.outbox = outbox
+            request = SensorDemand.request(publisher.needs, allowed: allowed)
+            if let store {
+                let timer = DispatchSource.makeTimerSource(queue: queue)
+                timer.schedule(deadline: .now() + 60, repeating: 60)
+                timer.setEventHandler { [unowned self] in store.save(engine.persistentState) }
+                timer.resume()
+                timers.append(timer)
+            }
+            return request
+        }
+        let result: Result<Void, SourceError> = control.sync {
+            do throws(SourceError) {
+                try source.start(initial, queue: queue) { [unowned self] event in handle(event) }
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        try result.get()
+        logger.info("motiond reading \(source.uri)\(describe(initial))")
+    }
+
+    /// Stops the source (buffers disabled, triggers detached) and saves the engine state. Call
+    /// from any queue but the pipeline's.
+    func stop() {
+        control.sync { source.stop() }
+        queue.sync {
+            for timer in timers { timer.cancel() }
+            store?.save(engine.persistentState)
+        }
+    }
+
+    // MARK: - Clients (called from the server's queue)
+
+    /// A client connected: it gets the hello.
+    func connected(_ client: ClientID) {
+        queue.async { [self] in
+            send([Addressed(client: client, message: OutgoingMessage(.hello(hello)))])
+        }
+    }
+
+    /// A request to answer; `clients` is the number of connected clients (for `status`).
+    func received(_ request: ClientRequest, from client: ClientID, clients: Int) {
+        queue.async { [self] in
+            var out: [Addressed] = []
+            answer(request, from: client, clients: clients, into: &out)
+            send(out)
+        }
+    }
+
+    /// A client went away: its subscriptions end, and sensors nobody needs any more stop.
+    func disconnected(_ client: ClientID) {
+        queue.async { [self] in
+            publisher.remove(client)
+            updateDemand()
+        }
+    }
+
+    // MARK: - Queue-confined work
+
+    private func send(_ out: [Addressed]) {
+        if !out.isEmpty { outbox(out) }
+    }
+
+    private func handle(_ event: SourceEvent) {
+        var out: [Addressed] = []
+        switch event {
+        case .sample(let sample):
+            latest[sample.kind] = sample
+            if let notice = engine.update(sample) { log(notice, into: &out) }
+            let period = request.periods[sample.kind] ?? Wire.hardwarePeriods.upperBound
+            let notes = publisher.publish(sample, engine: engine, period: period, into: &out)
+            for event in notes.events { logger.debug("\(event.text)") }
+            for (client, frame, unavailable) in notes.deviceMotion {
+                // The daemon's own output says why it prints nothing; a client's reason is in `get`.
+                let message: Logger.Message = unavailable.map { "no device motion for \(client): \($0)" }
+                    ?? "device motion in \(frame) available for \(client)"
+                if client == .local { logger.notice(message) } else { logger.debug(message) }
+            }
+        case .availability(let kind, let availability):
+            if kind == .magnetometer { engine.magnetometerPresent = availability.isAvailable }
+            let changed = sensors[kind]?.isAvailable != availability.isAvailable
+            sensors[kind] = availability
+            let message: Logger.Message = "\(kind) \(availability.isAvailable ? "available" : "unavailable"): \(availability.reason)"
+            if changed { logger.info(message) } else { logger.debug(message) }
+            publisher.broadcast(.availability(kind, state(kind)), to: .availability, into: &out)
+        }
+        send(out)
+    }
+
+    private func state(_ kind: SensorKind) -> SensorState {
+        guard let availability = sensors[kind] else {
+            return SensorState(available: false, reason: "not discovered yet")
+        }
+        guard allowed.contains(kind) else {
+            return SensorState(available: false, reason: "not used: excluded by --sensors")
+        }
+        return SensorState(available: availability.isAvailable, reason: availability.reason, mode: availability.mode?.rawValue,
+                           period: availability.isAvailable ? request.periods[kind] : nil)
+    }
+
+    private var states: [SensorKind: SensorState] {
+        Dictionary(uniqueKeysWithValues: SensorKind.allCases.map { ($0, state($0)) })
+    }
+
+    private var hello: Hello {
+        Hello(daemon: "motiond", sensors: states, frames: engine.availableFrames)
+    }
+
+    private func answer(_ request: ClientRequest, from client: ClientID, clients: Int, into out: inout [Addressed]) {
+        var extra: [ServerMessage] = []
+        let result: Result<ServerMessage.Reply, ProtocolError>
+        do throws(ProtocolError) {
+            switch request {
+            case .subscribe(let wanted):
+                let subscription = try publisher.subscribe(wanted, client: client, engine: engine)
+                logger.debug("\(client) subscribed to \(wanted.stream) every \(subscription.interval) s")
+                updateDemand()
+                extra = currentState(of: wanted.stream, for: subscription)
+                let available = subscription.kinds.allSatisfy { state($0).available }
+                result = .success(.subscribed(interval: subscription.interval, available: available))
+            case .unsubscribe(_, let stream):
+                try publisher.unsubscribe(stream, client: client)
+                logger.debug("\(client) unsubscribed from \(stream)")
+                updateDemand()
+                result = .success(.unsubscribed)
+            case .get(_, let stream, let frame, let orientation):
+                result = .success(.value(try latestValue(stream, frame: frame, orientation: orientation, client: client)))
+            case .status:
+                result = .success(.status(DaemonStatus(
+                    source: source.uri, uptime: BootClock.now() - started, sensors: states, frames: engine.availableFrames,
+                    engine: engine.status, clients: clients, subscriptions: publisher.counts)))
+            }
+        } catch {
+            result = .failure(error)
+        }
+        out.append(Addressed(client: client, message: OutgoingMessage(.reply(id: request.id, result))))
+        for message in extra { out.append(Addressed(client: client, message: OutgoingMessage(message))) }
+    }
+
+    /// What a new subscriber of a state stream learns at once: every sensor's availability,
+    /// the calibration, the orientation (when known).
+    private func currentState(of stream: StreamName, for subscription: Subscription) -> [ServerMessage] {
+        switch stream {
+        case .availability:
+            return SensorKind.allCases.filter { sensors[$0] != nil }.map { .availability($0, state($0)) }
+        case .calibration:
+            let status = engine.status
+            return [.calibration(accuracy: status.calibrationAccuracy, calibrationNeeded: status.calibrationNeeded)]
+        case .orientation:
+            let orientation = publisher.orientation(for: subscription.detectors)
+            guard orientation != .unknown, let t = publisher.detectorTime else { return [] }
+            return [.event(.orientation(orientation, timestamp: t))]
+        default:
+            return []
+        }
+    }
+
+    /// `get`: the latest value of a stream, in its push shape.
+    private func latestValue(_ stream: StreamName, frame: AttitudeReferenceFrame?, orientation: HeadingOrientation?,
+                             client: ClientID) throws(ProtocolError) -> ServerMessage {
+        guard stream.isPullable else {
+            throw ProtocolError(.notPullable, stream == .availability
+                ? "availability has no single latest value: use status, or subscribe to availability"
+                : "\(stream) is an event stream: subscribe to it")
+        }
+        if let kind = stream.sensorKind {
+            guard let sample = latest[kind] else { throw noSample(stream, needs: [kind]) }
+            return .sample(sample)
+        }
+        switch stream {
+        case .deviceMotion:
+            let subscription = publisher.subscription(.deviceMotion, client: client)
+            let frame = frame ?? subscription?.frame ?? .xArbitraryZVertical
+            let anchor = subscription?.frame == frame ? subscription?.anchor : nil
+            do {
+                return .deviceMotion(try engine.deviceMotion(in: frame, anchor: anchor))
+            } catch {
+                throw unavailable(error, stream, needs: SensorDemand.kinds(for: .deviceMotion, frame: frame))
+            }
+        case .heading:
+            let orientation = orientation ?? publisher.subscription(.heading, client: client)?.headingOrientation ?? .portrait
+            do {
+                let heading = try engine.heading(orientation: orientation)
+                return .heading(heading, orientation: orientation, topEdge: try engine.heading(orientation: .portrait).magneticHeading)
+            } catch {
+                throw unavailable(error, stream, needs: SensorDemand.kinds(for: .heading, frame: nil))
+            }
+        case .orientation:
+            guard let t = publisher.detectorTime else { throw noSample(stream, needs: [.accelerometer]) }
+            return .event(.orientation(publisher.orientation(for: publisher.defaultDetectors), timestamp: t))
+        default:
+            let status = engine.status
+            return .calibration(accuracy: status.calibrationAccuracy, calibrationNeeded: status.calibrationNeeded)
+        }
+    }
+
+    private func unavailable(_ error: DeviceMotionUnavailable, _ stream: StreamName, needs: Set<SensorKind>) -> ProtocolError {
+        if case .frameUnavailable(let frame, let reason) = error { return ProtocolError(.frameUnavailable, "\(frame): \(reason)") }
+        return noSample(stream, needs: needs)
+    }
+
+    private func noSample(_ stream: StreamName, needs: Set<SensorKind>) -> ProtocolError {
+        let idle = needs.filter { request.periods[$0] == nil }.map(\.rawValue).sorted()
+        let why = idle.isEmpty ? "the sensors are starting or the fusion is warming up"
+            : "\(idle.joined(separator: " and ")) not running: subscribe to \(stream) to start it"
+        return ProtocolError(.noSample, "no \(stream) value yet: \(why)")
+    }
+
+    /// Asks the source for what the subscriptions need now.
+    private func updateDemand() {
+        let wanted = SensorDemand.request(publisher.needs, allowed: allowed)
+        guard wanted != request else { return }
+        if request.periods[.accelerometer] != nil && wanted.periods[.accelerometer] == nil { publisher.resetDetectors() }
+        request = wanted
+        logger.info("sensors\(describe(wanted))")
+        control.async { [self] in
+            do {
+                try source.update(wanted)
+            } catch {
+                logger.error("cannot change what \(source.uri) reads: \(error)")
+            }
+        }
+    }
+
+    private func describe(_ request: SourceRequest) -> String {
+        guard !request.periods.isEmpty else { return ": all idle (nothing subscribed)" }
+        let parts = SensorKind.allCases.compactMap { kind in
+            request.periods[kind].map { "\(kind) every \(SysfsNumber.format($0 * 1000)) ms" }
+        }
+        return ": " + parts.joined(separator: ", ")
+    }
+
+    private func log(_ event: MotionEngine.Event, into out: inout [Addressed]) {
+        switch event {
+        case .calibrationAccuracyChanged(let from, let to):
+            let status = engine.status
+            let hint = status.calibrationNeeded ? "; move the device in a figure eight to calibrate the magnetometer" : ""
+            logger.notice("magnetometer calibration accuracy \(from) → \(to)\(hint)")
+            publisher.broadcast(.calibration(accuracy: to, calibrationNeeded: status.calibrationNeeded), to: .calibration, into: &out)
+        case .axisCheckConcluded(let verdict, let applied):
+            switch verdict {
+            case .consistent, .undetermined:
+                logger.info("axis self-check: \(verdict)")
+            case .inconsistent, .implausible:
+                logger.warning("axis self-check: \(verdict)\(applied ? "; correction applied" : "; run with --apply-axis-correction to apply it")")
+            }
+        case .magneticDisturbance(let began):
+            logger.info(began ? "magnetic disturbance: heading coasts on the gyroscope" : "magnetic disturbance over")
+        }
+    }
+}

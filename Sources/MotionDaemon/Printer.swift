@@ -1,0 +1,53 @@
+import Dispatch
+import Foundation
+import MotionProtocol
+
+/// Writes the daemon's own subscriptions (`--print-samples`, `--print-motion`) to standard
+/// output, one line per message: JSON lines in the protocol's shapes or text for people. It
+/// writes on its own queue, so a slow terminal never holds up the pipeline. After `count`
+/// sample lines (availability lines do not count) or a closed output it calls `finish` once.
+final class Printer: @unchecked Sendable {
+    private let json: Bool
+    private let count: Int?
+    private let countedLines: String
+    private let finish: @Sendable (String) -> Void
+    private let queue = DispatchQueue(label: "motiond.stdout")
+    // Confined to `queue`.
+    private var printed = 0
+    private var done = false
+
+    init(json: Bool, count: Int?, countedLines: String, finish: @escaping @Sendable (String) -> Void) {
+        self.json = json
+        self.count = count
+        self.countedLines = countedLines
+        self.finish = finish
+    }
+
+    func print(_ messages: [OutgoingMessage]) {
+        queue.async { [self] in
+            for message in messages where !done {
+                let line = json ? String(decoding: message.bytes, as: UTF8.self) : MessageText.line(message.message).map { $0 + "\n" }
+                guard let line else { continue }
+                do {
+                    try FileHandle.standardOutput.write(contentsOf: Data(line.utf8))
+                } catch {
+                    end("standard output closed")
+                    return
+                }
+                guard case .sample = message.delivery else { continue }
+                printed += 1
+                if let count, printed >= count { end("printed \(count) \(countedLines)") }
+            }
+        }
+    }
+
+    /// Waits until every line handed over is written.
+    func drain() {
+        queue.sync {}
+    }
+
+    private func end(_ why: String) {
+        done = true
+        finish(why)
+    }
+}

@@ -1,0 +1,222 @@
+import MotionCore
+import MotionProtocol
+
+/// The subscriptions of every client and what each receives (R10, R12): per-subscription
+/// decimation to the requested interval, device motion per frame and anchor, headings per
+/// edge and filter, and events from detectors run once per distinct set of detector
+/// parameters. Each message is encoded once, however many clients get it. Lives on the
+/// pipeline queue; pure apart from that (time comes from samples).
+struct Publisher: Sendable {
+    /// Subscriptions by stream, then client (at most one per client and stream).
+    private(set) var subscriptions: [StreamName: [ClientID: Subscription]] = [:]
+    /// Running detectors per parameter set; the daemon's own set always runs.
+    private var detectors: [DetectorConfiguration: MotionEventDetectors]
+    let defaultDetectors: DetectorConfiguration
+    /// Time of the latest accelerometer sample the detectors saw.
+    private(set) var detectorTime: Double?
+
+    init(detectors: DetectorConfiguration) {
+        defaultDetectors = detectors
+        self.detectors = [detectors: MotionEventDetectors(configuration: detectors)]
+    }
+
+    // MARK: - Subscriptions
+
+    /// Adds (or replaces) a subscription. Frames the engine cannot serve are refused.
+    mutating func subscribe(_ request: ClientRequest.Subscription, client: ClientID, engine: MotionEngine) throws(ProtocolError) -> Subscription {
+        if request.stream == .deviceMotion, let frame = request.frame, !engine.availableFrames.contains(frame) {
+            var reason = "not available"
+            do { _ = try engine.attitude(in: frame) } catch { if case .frameUnavailable(_, let why) = error { reason = why } }
+            throw ProtocolError(.frameUnavailable, "\(frame): \(reason)")
+        }
+        let subscription = Subscription(request, defaultDetectors: defaultDetectors)
+        add(subscription, client: client)
+        return subscription
+    }
+
+    /// Adds a subscription made by the daemon itself (frames are not checked: unavailable
+    /// ones are reported through ``Notes``).
+    mutating func add(_ subscription: Subscription, client: ClientID) {
+        subscriptions[subscription.stream, default: [:]][client] = subscription
+        if subscription.stream.isDetectorStream, detectors[subscription.detectors] == nil {
+            detectors[subscription.detectors] = MotionEventDetectors(configuration: subscription.detectors)
+        }
+        pruneDetectors()
+    }
+
+    mutating func unsubscribe(_ stream: StreamName, client: ClientID) throws(ProtocolError) {
+        guard subscriptions[stream]?.removeValue(forKey: client) != nil else {
+            throw ProtocolError(.notSubscribed, "not subscribed to \(stream)")
+        }
+        pruneDetectors()
+    }
+
+    /// Forgets everything of a client that went away.
+    mutating func remove(_ client: ClientID) {
+        for stream in subscriptions.keys { subscriptions[stream]?[client] = nil }
+        pruneDetectors()
+    }
+
+    func subscription(_ stream: StreamName, client: ClientID) -> Subscription? {
+        subscriptions[stream]?[client]
+    }
+
+    /// What the subscriptions need from the sensors.
+    var needs: [(kinds: Set<SensorKind>, interval: Double)] {
+        subscriptions.values.flatMap(\.values).map { ($0.kinds, $0.period) }
+    }
+
+    /// Subscriptions per stream.
+    var counts: [StreamName: Int] {
+        subscriptions.compactMapValues { $0.isEmpty ? nil : $0.count }
+    }
+
+    /// Detectors with no subscriber go (except the daemon's own set).
+    private mutating func pruneDetectors() {
+        let used = Set(subscriptions.filter { $0.key.isDetectorStream }.values.flatMap(\.values).map(\.detectors))
+        for configuration in detectors.keys where configuration != defaultDetectors && !used.contains(configuration) {
+            detectors[configuration] = nil
+        }
+    }
+
+    /// The accelerometer stopped: detectors start afresh next time (no stale orientation).
+    mutating func resetDetectors() {
+        for configuration in detectors.keys { detectors[configuration] = MotionEventDetectors(configuration: configuration) }
+        detectorTime = nil
+    }
+
+    /// The orientation the detectors with these parameters hold now (`unknown` if none yet).
+    func orientation(for configuration: DetectorConfiguration) -> DeviceOrientation {
+        detectors[configuration]?.orientation.orientation ?? .unknown
+    }
+
+    // MARK: - Publishing
+
+    /// Everything `sample` (already taken by `engine`) causes: raw samples, device motion and
+    /// headings (on gyroscope samples, the fusion's rate) and detector events (on
+    /// accelerometer samples), appended to `out`. `period` is the sensor's hardware period.
+    /// Returns what the log should know (see ``Notes``).
+    mutating func publish(_ sample: Sample, engine: MotionEngine, period: Double, into out: inout [Addressed]) -> Notes {
+        let t = sample.timestamp
+        let raw = StreamName(sample.kind)
+        let rawDue = due(raw, at: t, period: period)
+        if !rawDue.isEmpty {
+            let message = OutgoingMessage(.sample(sample))
+            for client in rawDue { out.append(Addressed(client: client, message: message)) }
+        }
+        var notes = Notes()
+        switch sample.kind {
+        case .gyroscope:
+            notes.deviceMotion = publishDeviceMotion(engine, at: t, period: period, into: &out)
+            if engine.isReady { publishHeading(engine, at: t, period: period, into: &out) }
+        case .accelerometer:
+            notes.events = detect(sample, engine: engine, into: &out)
+        default:
+            break
+        }
+        return notes
+    }
+
+    /// What a publish step tells the log.
+    struct Notes {
+        /// Events of the daemon's own detectors.
+        var events: [MotionEvent] = []
+        /// Device-motion subscriptions whose values stopped (with why) or resumed (nil).
+        var deviceMotion: [(client: ClientID, frame: AttitudeReferenceFrame, unavailable: DeviceMotionUnavailable?)] = []
+    }
+
+    /// A message for every subscriber of `stream` (availability, calibration).
+    func broadcast(_ message: ServerMessage, to stream: StreamName, into out: inout [Addressed]) {
+        guard let clients = subscriptions[stream], !clients.isEmpty else { return }
+        let encoded = OutgoingMessage(message)
+        for client in clients.keys.sorted() { out.append(Addressed(client: client, message: encoded)) }
+    }
+
+    /// The subscribers of `stream` whose next value is due at `t`.
+    private mutating func due(_ stream: StreamName, at t: Double, period: Double) -> [ClientID] {
+        guard var clients = subscriptions.removeValue(forKey: stream) else { return [] }
+        defer { subscriptions[stream] = clients }
+        var due: [ClientID] = []
+        for index in clients.indices where clients.values[index].decimator.admit(t, period: period) {
+            due.append(clients.keys[index])
+        }
+        return due
+    }
+
+    private struct MotionKey: Hashable {
+        var frame: AttitudeReferenceFrame
+        var anchor: FrameAnchor?
+    }
+
+    private mutating func publishDeviceMotion(_ engine: MotionEngine, at t: Double, period: Double,
+                                              into out: inout [Addressed]) -> [(ClientID, AttitudeReferenceFrame, DeviceMotionUnavailable?)] {
+        let clients = due(.deviceMotion, at: t, period: period)
+        guard !clients.isEmpty else { return [] }
+        var encoded: [MotionKey: Result<OutgoingMessage, DeviceMotionUnavailable>] = [:]
+        var changes: [(ClientID, AttitudeReferenceFrame, DeviceMotionUnavailable?)] = []
+        for client in clients {
+            guard var subscription = subscriptions[.deviceMotion]?[client] else { continue }
+            let arbitrary = subscription.frame == .xArbitraryZVertical || subscription.frame == .xArbitraryCorrectedZVertical
+            if arbitrary && subscription.anchor == nil && engine.isReady { subscription.anchor = engine.anchor() }
+            let key = MotionKey(frame: subscription.frame, anchor: arbitrary ? subscription.anchor : nil)
+            let result = encoded[key] ?? Result { () throws(DeviceMotionUnavailable) in
+                OutgoingMessage(.deviceMotion(try engine.deviceMotion(in: key.frame, anchor: key.anchor)))
+            }
+            encoded[key] = result
+            let unavailable: DeviceMotionUnavailable?
+            switch result {
+            case .success(let message):
+                out.append(Addressed(client: client, message: message))
+                unavailable = nil
+            case .failure(let error):
+                unavailable = error
+            }
+            if unavailable != subscription.unavailable {
+                subscription.unavailable = unavailable
+                changes.append((client, subscription.frame, unavailable))
+            }
+            subscriptions[.deviceMotion]?[client] = subscription
+        }
+        return changes
+    }
+
+    private mutating func publishHeading(_ engine: MotionEngine, at t: Double, period: Double, into out: inout [Addressed]) {
+        let clients = due(.heading, at: t, period: period)
+        guard !clients.isEmpty else { return }
+        var headings: [HeadingOrientation: Heading?] = [:]
+        func heading(_ orientation: HeadingOrientation) -> Heading? {
+            if let known = headings[orientation] { return known }
+            let value = try? engine.heading(orientation: orientation)
+            headings[orientation] = value
+            return value
+        }
+        for client in clients {
+            guard var subscription = subscriptions[.heading]?[client],
+                  let value = heading(subscription.headingOrientation), let top = heading(.portrait),
+                  subscription.headingFilter.admit(value.magneticHeading) else { continue }
+            subscriptions[.heading]?[client] = subscription
+            out.append(Addressed(client: client, message: OutgoingMessage(
+                .heading(value, orientation: subscription.headingOrientation, topEdge: top.magneticHeading))))
+        }
+    }
+
+    private mutating func detect(_ sample: Sample, engine: MotionEngine, into out: inout [Addressed]) -> [MotionEvent] {
+        detectorTime = sample.timestamp
+        var own: [MotionEvent] = []
+        // Through the values view: updating by key while iterating keys would copy every detector.
+        for index in detectors.indices {
+            let configuration = detectors.keys[index]
+            let events = detectors.values[index].update(sample, engine: engine)
+            guard !events.isEmpty else { continue }
+            if configuration == defaultDetectors { own = events }
+            for event in events {
+                let message = OutgoingMessage(.event(event))
+                let stream = message.message.stream!
+                for (client, subscription) in subscriptions[stream] ?? [:] where subscription.detectors == configuration {
+                    out.append(Addressed(client: client, message: message))
+                }
+            }
+        }
+        return own
+    }
+}

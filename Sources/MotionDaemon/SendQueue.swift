@@ -1,0 +1,120 @@
+import DequeModule
+import MotionProtocol
+
+/// One client's bounded queue of outgoing messages (R41). A client that reads slowly or not
+/// at all costs at most `sampleCapacity + eventCapacity` queued messages plus one per state
+/// key and the replies to its requests in flight:
+/// - samples beyond `sampleCapacity` push out the oldest sample, counted per stream;
+/// - a state (orientation, calibration, a sensor's availability) replaces the queued older one
+///   of the same key: the client always learns the latest state, never a stale one;
+/// - events beyond `eventCapacity` push out the oldest event, counted;
+/// - replies and control messages are always kept.
+/// Counted drops become `dropped` messages once the queue has room again
+/// (``takeDropReports()``). The message being written (partly sent) is never removed.
+struct SendQueue: Sendable {
+    let sampleCapacity: Int
+    let eventCapacity: Int
+    private var entries: Deque<OutgoingMessage> = []
+    /// Bytes of the first entry already written.
+    private(set) var headOffset = 0
+    private var samples = 0
+    private var events = 0
+    /// Drops not yet reported, and all drops since the connection opened, per stream.
+    private var unreported: [StreamName: Int] = [:]
+    private(set) var totalDropped: [StreamName: Int] = [:]
+
+    /// A client's limits: about 5 s of one stream at 100 Hz, and 256 events.
+    static let defaultSampleCapacity = 512
+    static let defaultEventCapacity = 256
+
+    init(sampleCapacity: Int = defaultSampleCapacity, eventCapacity: Int = defaultEventCapacity) {
+        self.sampleCapacity = sampleCapacity
+        self.eventCapacity = eventCapacity
+    }
+
+    var isEmpty: Bool { entries.isEmpty }
+    var count: Int { entries.count }
+    var queuedBytes: Int { entries.reduce(0) { $0 + $1.bytes.count } - headOffset }
+
+    mutating func enqueue(_ message: OutgoingMessage) {
+        switch message.delivery {
+        case .sample(let stream):
+            if samples >= sampleCapacity, let index = firstRemovable(where: { if case .sample = $0 { true } else { false } }) {
+                remove(at: index)
+                count(drop: stream)
+            }
+            samples += 1
+        case .event:
+            if events >= eventCapacity, let index = firstRemovable(where: { if case .event = $0 { true } else { false } }) {
+                if case .event(let old) = entries[index].delivery { count(drop: old) }
+                remove(at: index)
+            }
+            events += 1
+        case .state(let key):
+            if let index = firstRemovable(where: { $0 == .state(key: key) }) { remove(at: index) }
+        case .control, .reply:
+            break
+        }
+        entries.append(message)
+    }
+
+    private mutating func count(drop stream: StreamName) {
+        unreported[stream, default: 0] += 1
+        totalDropped[stream, default: 0] += 1
+    }
+
+    /// The first entry matching `predicate` that is not partly written.
+    private func firstRemovable(where predicate: (OutgoingMessage.Delivery) -> Bool) -> Int? {
+        let first = headOffset > 0 ? 1 : 0
+        guard first < entries.count else { return nil }
+        return entries[first...].firstIndex { predicate($0.delivery) }
+    }
+
+    private mutating func remove(at index: Int) {
+        switch entries[index].delivery {
+        case .sample: samples -= 1
+        case .event: events -= 1
+        default: break
+        }
+        entries.remove(at: index)
+    }
+
+    /// Up to `limit` pending byte ranges, in order, for one vectored write.
+    func pending(limit: Int) -> [ArraySlice<UInt8>] {
+        var chunks: [ArraySlice<UInt8>] = []
+        chunks.reserveCapacity(min(limit, entries.count))
+        for (n, entry) in entries.prefix(limit).enumerated() {
+            chunks.append(n == 0 ? entry.bytes[headOffset...] : entry.bytes[...])
+        }
+        return chunks
+    }
+
+    /// Marks `written` bytes as sent; returns how many replies were completed.
+    mutating func consume(_ written: Int) -> Int {
+        var left = written
+        var replies = 0
+        while left > 0, let head = entries.first {
+            let rest = head.bytes.count - headOffset
+            if left < rest {
+                headOffset += left
+                return replies
+            }
+            left -= rest
+            headOffset = 0
+            if head.delivery == .reply { replies += 1 }
+            remove(at: 0)
+        }
+        return replies
+    }
+
+    /// `dropped` messages for drops not yet reported, once samples have drained below half the
+    /// capacity (so the report is not itself pushed out); clears them.
+    mutating func takeDropReports() -> [OutgoingMessage] {
+        guard !unreported.isEmpty, samples <= sampleCapacity / 2 else { return [] }
+        let reports = unreported.sorted { $0.key.rawValue < $1.key.rawValue }.map { stream, count in
+            OutgoingMessage(.dropped(stream: stream, count: count, total: totalDropped[stream] ?? count))
+        }
+        unreported = [:]
+        return reports
+    }
+}

@@ -1,0 +1,216 @@
+import Dispatch
+import Glibc
+import Logging
+import MotionProtocol
+
+/// The socket server: a stream Unix socket speaking protocol v1 (docs/PROTOCOL.md), on its own
+/// queue, `motiond.server`, so client I/O never runs on the pipeline (R9).
+///
+/// It accepts clients, greets each through the pipeline (which knows the sensors), parses their
+/// request lines and hands valid requests to the pipeline; bad lines get an error reply here.
+/// Messages from the pipeline go into each client's bounded ``SendQueue`` and out through
+/// non-blocking writes, so a client that reads slowly or never only ever loses its own oldest
+/// samples. A client whose line exceeds the limit, or that keeps sending garbage, is told why
+/// and disconnected; nobody else notices.
+final class SocketServer: @unchecked Sendable {
+    let path: String
+    private let mode: mode_t
+    private let pipeline: Pipeline
+    private let logger: Logger
+    private let queue = DispatchQueue(label: "motiond.server")
+
+    // Confined to `queue`.
+    private var listener: Int32 = -1
+    private var acceptSource: DispatchSourceRead?
+    private var acceptPaused = false
+    private var clients: [ClientID: ClientConnection] = [:]
+    private var nextID: UInt64 = 1
+    private var readBuffer = [UInt8](repeating: 0, count: 65_536)
+    private var stopping = false
+
+    /// More clients than this are turned away with a goodbye.
+    static let maximumClients = 4096
+    /// Bad lines in a row, or in all, after which a client is disconnected.
+    static let maximumConsecutiveErrors = 10
+    static let maximumErrors = 100
+
+    init(path: String, mode: mode_t = 0o666, pipeline: Pipeline, logger: Logger) {
+        self.path = path
+        self.mode = mode
+        self.pipeline = pipeline
+        self.logger = logger
+    }
+
+    /// Binds and starts accepting.
+    func start() throws(SocketError) {
+        UnixSocket.raiseDescriptorLimit()
+        let fd = try UnixSocket.listen(path: path, mode: mode)
+        queue.sync {
+            listener = fd
+            let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+            source.setEventHandler { [unowned self] in acceptAll() }
+            source.resume()
+            acceptSource = source
+        }
+        logger.info("listening on \(path)")
+    }
+
+    /// Messages from the pipeline (called on the pipeline's queue).
+    func deliver(_ batch: [Addressed]) {
+        queue.async { [self] in
+            var touched: [ClientConnection] = []
+            for item in batch {
+                guard let client = clients[item.client] else { continue }
+                if client.outgoing.isEmpty { touched.append(client) }
+                client.outgoing.enqueue(item.message)
+            }
+            for client in touched { flush(client) }
+        }
+    }
+
+    /// Says goodbye to every client, closes them and the listening socket, and removes the
+    /// socket file. Blocks until done.
+    func stop(reason: String) {
+        queue.sync {
+            stopping = true
+            acceptSource?.cancel()
+            acceptSource = nil
+            if listener >= 0 { Glibc.close(listener) }
+            listener = -1
+            unlink(path)
+            for client in clients.values.sorted(by: { $0.id < $1.id }) {
+                client.outgoing.enqueue(OutgoingMessage(.goodbye(reason: reason)))
+                _ = client.flush()
+                shutdown(client.fd, Int32(SHUT_RDWR))
+                client.close()
+            }
+            clients = [:]
+        }
+    }
+
+    // MARK: - Queue-confined work
+
+    private func acceptAll() {
+        while !stopping {
+            guard let fd = UnixSocket.accept(listener) else {
+                let code = errno
+                if code == EAGAIN || code == EWOULDBLOCK || code == EINTR { return }
+                if code == EMFILE || code == ENFILE {
+                    // Out of descriptors: stop accepting for a moment instead of spinning.
+                    logger.warning("cannot accept a client on \(path): \(String(cString: strerror(code))); retrying in 100 ms")
+                    pauseAccepting()
+                    return
+                }
+                logger.warning("accept on \(path): \(String(cString: strerror(code)))")
+                return
+            }
+            let client = ClientConnection(id: ClientID(raw: nextID), fd: fd)
+            nextID += 1
+            if clients.count >= Self.maximumClients {
+                client.outgoing.enqueue(OutgoingMessage(.goodbye(reason: "too many clients (\(Self.maximumClients))")))
+                _ = client.flush()
+                Glibc.close(fd)
+                logger.warning("turned away a client: \(Self.maximumClients) are connected")
+                continue
+            }
+            clients[client.id] = client
+            client.start(queue: queue, readable: { [unowned self] in readable(client) }, writable: { [unowned self] in flush(client) })
+            let who = client.credentials?.description ?? "peer unknown"
+            logger.info("\(client.id) connected (\(who))")
+            pipeline.connected(client.id)
+        }
+    }
+
+    private func pauseAccepting() {
+        guard !acceptPaused, let source = acceptSource else { return }
+        acceptPaused = true
+        source.suspend()
+        queue.asyncAfter(deadline: .now() + 0.1) { [self] in
+            guard acceptPaused else { return }
+            acceptPaused = false
+            if !stopping { acceptSource?.resume() }
+        }
+    }
+
+    private func readable(_ client: ClientConnection) {
+        guard !client.closed else { return }
+        let count = readBuffer.withUnsafeMutableBytes { read(client.fd, $0.baseAddress, $0.count) }
+        if count > 0 {
+            client.framer.append(readBuffer[0..<count])
+            processLines(client)
+        } else if count == 0 {
+            disconnect(client, "closed the connection")
+        } else if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
+            disconnect(client, "read failed: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Handles the complete lines received, until the client must wait (flow control).
+    private func processLines(_ client: ClientConnection) {
+        while !client.closed {
+            if client.shouldPauseReading {
+                client.pauseReading()
+                return
+            }
+            let line: ArraySlice<UInt8>
+            do {
+                guard let next = try client.framer.nextLine() else { return }
+                line = next
+            } catch {
+                refuse(client, ProtocolError(.lineTooLong, "a line exceeded \(Wire.maximumLineLength) bytes"), id: nil)
+                goodbye(client, "line too long")
+                return
+            }
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            do {
+                let request = try ClientRequest(line: line)
+                client.consecutiveErrors = 0
+                client.inFlight += 1
+                pipeline.received(request, from: client.id, clients: clients.count)
+            } catch {
+                client.consecutiveErrors += 1
+                client.totalErrors += 1
+                refuse(client, error, id: ClientRequest.requestID(inLine: line))
+                if client.consecutiveErrors >= Self.maximumConsecutiveErrors || client.totalErrors >= Self.maximumErrors {
+                    refuse(client, ProtocolError(.tooManyErrors, "\(client.totalErrors) bad requests: disconnecting"), id: nil)
+                    goodbye(client, "too many bad requests")
+                    return
+                }
+            }
+        }
+    }
+
+    private func refuse(_ client: ClientConnection, _ error: ProtocolError, id: Int?) {
+        logger.debug("\(client.id): \(error)")
+        client.outgoing.enqueue(OutgoingMessage(.reply(id: id, .failure(error))))
+        // Not a request in flight: the reply's completion must not count against one.
+        client.inFlight += 1
+        flush(client)
+    }
+
+    /// Tells the client why, then disconnects it.
+    private func goodbye(_ client: ClientConnection, _ reason: String) {
+        client.outgoing.enqueue(OutgoingMessage(.goodbye(reason: reason)))
+        _ = client.flush()
+        disconnect(client, reason)
+    }
+
+    private func flush(_ client: ClientConnection) {
+        guard client.flush() else {
+            disconnect(client, "write failed: \(String(cString: strerror(errno)))")
+            return
+        }
+        if client.readPaused, client.resumeReadingIfPossible() {
+            processLines(client)
+        }
+    }
+
+    private func disconnect(_ client: ClientConnection, _ reason: String) {
+        guard !client.closed else { return }
+        client.close()
+        clients[client.id] = nil
+        let dropped = client.outgoing.totalDropped.values.reduce(0, +)
+        logger.info("\(client.id) disconnected: \(reason)\(dropped > 0 ? " (\(dropped) samples dropped while it lagged)" : "")")
+        pipeline.disconnected(client.id)
+    }
+}

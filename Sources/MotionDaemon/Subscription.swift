@@ -1,0 +1,49 @@
+import MotionCore
+import MotionProtocol
+
+/// One client's subscription to one stream, as granted: the interval after clamping and the
+/// per-stream options with their defaults filled in. Lives on the pipeline queue.
+struct Subscription: Sendable {
+    let stream: StreamName
+    /// Seconds between values (sample streams), or the accelerometer period the detectors
+    /// want (event streams). Never below ``Wire/minimumInterval``.
+    let interval: Double
+    /// The hardware period it asks of its sensors, seconds (10–100 ms).
+    let period: Double
+    /// `deviceMotion`: the reference frame.
+    let frame: AttitudeReferenceFrame
+    /// `deviceMotion` in an arbitrary frame: where its X axis was fixed, taken at the first
+    /// value after the subscription started (Core Motion fixes the frame at start).
+    var anchor: FrameAnchor?
+    /// `heading`: the edge that counts as forward, and the minimum change between updates.
+    let headingOrientation: HeadingOrientation
+    var headingFilter: HeadingFilter
+    /// Event streams: the detector parameters (the daemon's unless the client changed some).
+    let detectors: DetectorConfiguration
+    var decimator: Decimator
+    /// The sensors it keeps running.
+    let kinds: Set<SensorKind>
+    /// `deviceMotion`: why the latest value could not be given, if it could not.
+    var unavailable: DeviceMotionUnavailable?
+
+    init(_ request: ClientRequest.Subscription, defaultDetectors: DetectorConfiguration) {
+        stream = request.stream
+        let wanted = request.interval ?? (stream.isDetectorStream ? ClientRequest.defaultDetectorInterval : ClientRequest.defaultInterval)
+        // Event streams ask for a hardware period; sample streams may be slower than any
+        // hardware period (served by decimation).
+        interval = stream.isDetectorStream ? SensorDemand.period(for: wanted) : max(wanted, Wire.minimumInterval)
+        period = SensorDemand.period(for: interval)
+        frame = request.frame ?? .xArbitraryZVertical
+        headingOrientation = request.headingOrientation ?? .portrait
+        headingFilter = HeadingFilter(minimumChange: request.headingFilter ?? 1)
+        detectors = request.detectors ?? defaultDetectors
+        decimator = Decimator(interval: interval)
+        kinds = SensorDemand.kinds(for: stream, frame: frame)
+    }
+
+    /// The daemon's own printing: every value (no decimation) from sensors run at `period`.
+    init(local stream: StreamName, frame: AttitudeReferenceFrame?, period: Double, detectors: DetectorConfiguration) {
+        self.init(ClientRequest.Subscription(stream: stream, interval: period, frame: frame), defaultDetectors: detectors)
+        decimator = Decimator(interval: 0)
+    }
+}

@@ -1,0 +1,122 @@
+import Glibc
+
+/// A failed socket call: the operation, the path it concerned, and errno.
+struct SocketError: Error, CustomStringConvertible {
+    let operation: String
+    let path: String
+    let code: Int32
+
+    var description: String { "\(operation) \(path): \(String(cString: strerror(code)))" }
+}
+
+/// `struct ucred` (which Glibc exports only under _GNU_SOURCE): who is on the other end.
+struct PeerCredentials: Sendable, CustomStringConvertible {
+    var pid: Int32
+    var uid: UInt32
+    var gid: UInt32
+
+    var description: String { "pid \(pid), uid \(uid), gid \(gid)" }
+}
+
+/// Thin wrappers over the stream Unix socket calls the server needs.
+enum UnixSocket {
+    /// Creates, binds and listens on `path` (non-blocking, close-on-exec). A stale socket file
+    /// left by a daemon that died is replaced; a live one (something accepts connections) is
+    /// an error, as is any other kind of file. The parent directory is created if missing.
+    static func listen(path: String, mode: mode_t) throws(SocketError) -> Int32 {
+        var address = try self.address(path)
+        let parent = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        if !parent.isEmpty, access(parent, F_OK) != 0, mkdir(parent, 0o755) != 0, errno != EEXIST {
+            throw SocketError(operation: "create directory", path: parent, code: errno)
+        }
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFSOCK else { throw SocketError(operation: "listen on (not a socket)", path: path, code: EEXIST) }
+            if isListening(path) { throw SocketError(operation: "listen on (another daemon is serving it)", path: path, code: EADDRINUSE) }
+            unlink(path)
+        }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SocketError(operation: "socket for", path: path, code: errno) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0 else {
+            let code = errno
+            close(fd)
+            throw SocketError(operation: "bind", path: path, code: code)
+        }
+        chmod(path, mode)
+        guard Glibc.listen(fd, SOMAXCONN) == 0 else {
+            let code = errno
+            close(fd)
+            throw SocketError(operation: "listen on", path: path, code: code)
+        }
+        return fd
+    }
+
+    /// Connects to `path` (blocking); for clients and the stale-socket check.
+    static func connect(path: String) throws(SocketError) -> Int32 {
+        var address = try self.address(path)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SocketError(operation: "socket for", path: path, code: errno) }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard result == 0 else {
+            let code = errno
+            close(fd)
+            throw SocketError(operation: "connect to", path: path, code: code)
+        }
+        return fd
+    }
+
+    private static func isListening(_ path: String) -> Bool {
+        guard let fd = try? connect(path: path) else { return false }
+        close(fd)
+        return true
+    }
+
+    private static func address(_ path: String) throws(SocketError) -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard !bytes.isEmpty, bytes.count < capacity else { throw SocketError(operation: "use (path too long for a Unix socket)", path: path, code: ENAMETOOLONG) }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return address
+    }
+
+    /// The peer's process, user and group (SO_PEERCRED), as the kernel saw them at connect.
+    static func peerCredentials(_ fd: Int32) -> PeerCredentials? {
+        var credentials = PeerCredentials(pid: 0, uid: 0, gid: 0)
+        var length = socklen_t(MemoryLayout<PeerCredentials>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return nil }
+        return credentials
+    }
+
+    /// Accepts one pending connection, non-blocking and close-on-exec; nil with errno set when
+    /// there is none or it failed.
+    static func accept(_ listener: Int32) -> Int32? {
+        let fd = Glibc.accept(listener, nil, nil)
+        guard fd >= 0 else { return nil }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        return fd
+    }
+
+    /// Raises the soft limit on open files to the hard limit (a thousand clients need a
+    /// thousand descriptors; the default soft limit is 1024). Returns the limit in force.
+    @discardableResult
+    static func raiseDescriptorLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        if limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = limit.rlim_max
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+        return Int(min(limit.rlim_cur, rlim_t(Int.max)))
+    }
+}

@@ -1,0 +1,43 @@
+import MotionCore
+
+/// What the daemon knows of one sensor: whether it is present and usable, a sentence saying
+/// why (or why not), and while it is being read, how and at what period.
+public struct SensorState: Sendable, Hashable {
+    public var available: Bool
+    /// E.g. `reading iio:device0 (mpu6050), buffered` or `iio:device0 was removed (udev)`.
+    public var reason: String
+    /// `polling` or `buffered` while read; nil while idle.
+    public var mode: String?
+    /// The hardware period while read, seconds; nil while idle.
+    public var period: Double?
+
+    public init(available: Bool, reason: String, mode: String? = nil, period: Double? = nil) {
+        self.available = available
+        self.reason = reason
+        self.mode = mode
+        self.period = period
+    }
+
+    /// The fields, as written into `hello`, `status` and `availability` messages.
+    func write(into writer: inout JSONWriter) {
+        writer.field("available", available)
+        writer.field("reason", reason)
+        if let mode { writer.field("mode", mode) }
+        if let period { writer.field("period", period) }
+    }
+
+    var json: String {
+        var writer = JSONWriter()
+        write(into: &writer)
+        return writer.finished
+    }
+
+    /// `{"accelerometer":{…},"gyroscope":{…},…}` in SensorKind order.
+    static func json(_ sensors: [SensorKind: SensorState]) -> String {
+        var writer = JSONWriter()
+        for kind in SensorKind.allCases {
+            if let state = sensors[kind] { writer.raw(kind.rawValue, state.json) }
+        }
+        return writer.finished
+    }
+}

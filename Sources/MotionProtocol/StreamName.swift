@@ -1,0 +1,65 @@
+import MotionCore
+
+/// The streams a client can subscribe to. Wire names are the case names.
+///
+/// Sample streams (`accelerometer`, `gyro`, `magnetometer`, `deviceMotion`, `heading`) carry
+/// values at an update interval; a newer value supersedes an older one, so a client that falls
+/// behind loses the oldest (counted and reported). Event streams (`orientation`, `shake`,
+/// `gesture`) and status streams (`availability`, `calibration`) carry changes of state, which
+/// are never dropped silently.
+public enum StreamName: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+    case accelerometer
+    case gyro
+    case magnetometer
+    case deviceMotion
+    case heading
+    case orientation
+    case shake
+    case gesture
+    case availability
+    case calibration
+
+    /// The stream of a sensor's raw samples.
+    public init(_ kind: SensorKind) {
+        switch kind {
+        case .accelerometer: self = .accelerometer
+        case .gyroscope: self = .gyro
+        case .magnetometer: self = .magnetometer
+        }
+    }
+
+    /// The sensor whose samples this stream carries, for the three raw streams.
+    public var sensorKind: SensorKind? {
+        switch self {
+        case .accelerometer: return .accelerometer
+        case .gyro: return .gyroscope
+        case .magnetometer: return .magnetometer
+        default: return nil
+        }
+    }
+
+    /// Whether values come at an update interval (and the oldest may be dropped for a slow
+    /// reader) rather than as changes of state.
+    public var isSampleStream: Bool {
+        switch self {
+        case .accelerometer, .gyro, .magnetometer, .deviceMotion, .heading: return true
+        case .orientation, .shake, .gesture, .availability, .calibration: return false
+        }
+    }
+
+    /// Whether `get` can return a latest value (events like a shake have none; availability
+    /// of every sensor is in `status`).
+    public var isPullable: Bool {
+        switch self {
+        case .shake, .gesture, .availability: return false
+        default: return true
+        }
+    }
+
+    /// Event streams come from the detectors and accept detector options.
+    public var isDetectorStream: Bool {
+        self == .orientation || self == .shake || self == .gesture
+    }
+
+    public var description: String { rawValue }
+}
