@@ -75,9 +75,11 @@ let package = Package(
         .systemLibrary(name: "CUMockdev", path: "Tests/CUMockdev", pkgConfig: "umockdev-1.0"),
 
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore"]),
+        .testTarget(name: "MotionProtocolTests", dependencies: ["MotionCore", "MotionProtocol"]),
+        .testTarget(name: "MotionDaemonTests", dependencies: ["MotionCore", "MotionIIO", "MotionProtocol", "MotionDaemon"]),
         .testTarget(
             name: "MotionIIOTests",
-            dependencies: ["MotionCore", "MotionIIO", "CUMockdev"]
+            dependencies: ["MotionCore", "MotionIIO", "MotionProtocol", "CUMockdev"]
         ),
     ],
     swiftLanguageModes: [.v6]

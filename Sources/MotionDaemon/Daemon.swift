@@ -94,17 +94,11 @@ public final class Daemon: @unchecked Sendable {
         }
         pipeline.subscribeLocally(local)
 
-        if let path = options.socketPath {
-            let server = SocketServer(path: path, pipeline: pipeline, logger: logger)
-            do {
-                try server.start()
-            } catch {
-                logger.error("cannot serve clients: \(error)")
-                exit(1)
-            }
-            self.server = server
-        }
-        let server = self.server, printer = self.printer
+        // The source starts first: its first availability reports are queued on the pipeline
+        // before any client can connect, so every hello already names the sensors.
+        let server = options.socketPath.map { SocketServer(path: $0, pipeline: pipeline, logger: logger) }
+        self.server = server
+        let printer = self.printer
         do {
             try pipeline.start { batch in
                 if let printer {
@@ -116,7 +110,13 @@ public final class Daemon: @unchecked Sendable {
             }
         } catch {
             logger.error("\(error)")
-            server?.stop(reason: "daemon failed to start")
+            exit(1)
+        }
+        do {
+            try server?.start()
+        } catch {
+            logger.error("cannot serve clients: \(error)")
+            pipeline.stop()
             exit(1)
         }
         if let duration = options.duration {

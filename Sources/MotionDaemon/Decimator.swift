@@ -2,7 +2,7 @@
 /// `interval` on average whatever the hardware period (R10: the hardware runs at the fastest
 /// subscriber's rate, everyone else is decimated).
 ///
-/// A sample is due when it is no earlier than half a hardware period before the next due
+/// A sample is due when it is no earlier than half a sample spacing before the next due
 /// time; the due time then advances by exactly one interval, so timing jitter and hardware
 /// rates that are not a multiple of the interval (52 Hz for 20 ms) average out. After a gap
 /// longer than an interval the schedule restarts from the sample.
@@ -14,7 +14,8 @@ struct Decimator: Sendable, Hashable {
         self.interval = interval
     }
 
-    /// Whether the sample at `time` is delivered; `period` is the hardware period (seconds).
+    /// Whether the sample at `time` is delivered; `period` is the spacing of the samples
+    /// (seconds): the actual one, since hardware may run faster than asked.
     mutating func admit(_ time: Double, period: Double) -> Bool {
         guard let due = nextDue else {
             nextDue = time + interval

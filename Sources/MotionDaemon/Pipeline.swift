@@ -124,9 +124,13 @@ final class Pipeline: @unchecked Sendable {
         var out: [Addressed] = []
         switch event {
         case .sample(let sample):
+            // Decimation tolerates half the actual spacing of this sensor's samples: hardware
+            // may run faster than asked (the nearest available rate), replays at their own rate.
+            let spacing = latest[sample.kind].map { sample.timestamp - $0.timestamp } ?? 0
+            let period = spacing > 0 && spacing <= Wire.hardwarePeriods.upperBound
+                ? spacing : request.periods[sample.kind] ?? Wire.hardwarePeriods.upperBound
             latest[sample.kind] = sample
             if let notice = engine.update(sample) { log(notice, into: &out) }
-            let period = request.periods[sample.kind] ?? Wire.hardwarePeriods.upperBound
             let notes = publisher.publish(sample, engine: engine, period: period, into: &out)
             for event in notes.events { logger.debug("\(event.text)") }
             for (client, frame, unavailable) in notes.deviceMotion {
@@ -187,7 +191,7 @@ final class Pipeline: @unchecked Sendable {
             case .status:
                 result = .success(.status(DaemonStatus(
                     source: source.uri, uptime: BootClock.now() - started, sensors: states, frames: engine.availableFrames,
-                    engine: engine.status, clients: clients, subscriptions: publisher.counts)))
+                    engine: EngineFlags(engine.status), clients: clients, subscriptions: publisher.counts)))
             }
         } catch {
             result = .failure(error)

@@ -26,7 +26,7 @@ final class Printer: @unchecked Sendable {
     func print(_ messages: [OutgoingMessage]) {
         queue.async { [self] in
             for message in messages where !done {
-                let line = json ? String(decoding: message.bytes, as: UTF8.self) : MessageText.line(message.message).map { $0 + "\n" }
+                let line = json ? String(decoding: message.bytes, as: UTF8.self) : message.message.text.map { $0 + "\n" }
                 guard let line else { continue }
                 do {
                     try FileHandle.standardOutput.write(contentsOf: Data(line.utf8))

@@ -94,7 +94,7 @@ struct Publisher: Sendable {
 
     /// Everything `sample` (already taken by `engine`) causes: raw samples, device motion and
     /// headings (on gyroscope samples, the fusion's rate) and detector events (on
-    /// accelerometer samples), appended to `out`. `period` is the sensor's hardware period.
+    /// accelerometer samples), appended to `out`. `period` is the spacing of this sensor's samples.
     /// Returns what the log should know (see ``Notes``).
     mutating func publish(_ sample: Sample, engine: MotionEngine, period: Double, into out: inout [Addressed]) -> Notes {
         let t = sample.timestamp

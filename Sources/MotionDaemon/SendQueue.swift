@@ -38,10 +38,10 @@ struct SendQueue: Sendable {
 
     mutating func enqueue(_ message: OutgoingMessage) {
         switch message.delivery {
-        case .sample(let stream):
+        case .sample:
             if samples >= sampleCapacity, let index = firstRemovable(where: { if case .sample = $0 { true } else { false } }) {
+                if case .sample(let old) = entries[index].delivery { count(drop: old) }
                 remove(at: index)
-                count(drop: stream)
             }
             samples += 1
         case .event:

@@ -60,8 +60,8 @@ public enum ClientRequest: Sendable, Hashable {
     /// `id` is recovered whenever the line is an object with an integer `id`, so the error
     /// reply can carry it (see ``requestID(inLine:)``).
     public init(line: some Collection<UInt8>) throws(ProtocolError) {
-        let object = try Self.object(line)
-        let fields = Fields(object)
+        let object = try JSONFields.object(line)
+        let fields = JSONFields(object)
         let id = try fields.integer("id")
         guard let op = try fields.string("op") else { throw ProtocolError(.missingField, "op: every request needs an op") }
         switch op {
@@ -106,8 +106,8 @@ public enum ClientRequest: Sendable, Hashable {
 
     /// The integer `id` of a line that is a JSON object, whatever else is wrong with it.
     public static func requestID(inLine line: some Collection<UInt8>) -> Int? {
-        guard let object = try? object(line) else { return nil }
-        return try? Fields(object).integer("id")
+        guard let object = try? JSONFields.object(line) else { return nil }
+        return try? JSONFields(object).integer("id")
     }
 
     /// The request as one JSON line (without the newline), as a client sends it.
@@ -142,73 +142,4 @@ public enum ClientRequest: Sendable, Hashable {
         return writer.finished
     }
 
-    private static func object(_ line: some Collection<UInt8>) throws(ProtocolError) -> [String: Any] {
-        let parsed: Any
-        do {
-            parsed = try JSONSerialization.jsonObject(with: Data(line))
-        } catch {
-            throw ProtocolError(.malformedJSON, "not valid JSON: expected one JSON object per line")
-        }
-        guard let object = parsed as? [String: Any] else {
-            throw ProtocolError(.malformedJSON, "expected a JSON object, got \(type(of: parsed) == NSArray.self ? "an array" : "a bare value")")
-        }
-        return object
-    }
-
-    /// Typed access to a request's fields with errors that name them.
-    private struct Fields {
-        let object: [String: Any]
-        init(_ object: [String: Any]) { self.object = object }
-
-        func string(_ key: String) throws(ProtocolError) -> String? {
-            guard let value = object[key], !(value is NSNull) else { return nil }
-            guard let text = value as? String else { throw ProtocolError(.invalidValue, "\(key): expected a string") }
-            return text
-        }
-
-        func number(_ key: String) throws(ProtocolError) -> Double? {
-            guard let value = object[key], !(value is NSNull) else { return nil }
-            guard let number = value as? NSNumber, !Self.isBool(number) else {
-                throw ProtocolError(.invalidValue, "\(key): expected a number")
-            }
-            return number.doubleValue
-        }
-
-        func integer(_ key: String) throws(ProtocolError) -> Int? {
-            guard let number = try number(key) else { return nil }
-            guard number == number.rounded(), abs(number) < 9.0e15 else {
-                throw ProtocolError(.invalidValue, "\(key): expected an integer")
-            }
-            return Int(number)
-        }
-
-        func stream() throws(ProtocolError) -> StreamName {
-            guard let name = try string("stream") else { throw ProtocolError(.missingField, "stream: this op needs a stream") }
-            guard let stream = StreamName(rawValue: name) else {
-                throw ProtocolError(.unknownStream, "stream \"\(name)\": expected one of \(StreamName.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            return stream
-        }
-
-        func frame() throws(ProtocolError) -> AttitudeReferenceFrame? {
-            guard let name = try string("frame") else { return nil }
-            guard let frame = AttitudeReferenceFrame(name: name), frame.names.count == 1 else {
-                throw ProtocolError(.invalidValue, "frame \"\(name)\": expected one of \(AttitudeReferenceFrame.named.map(\.name).joined(separator: ", "))")
-            }
-            return frame
-        }
-
-        func headingOrientation() throws(ProtocolError) -> HeadingOrientation? {
-            guard let name = try string("orientation") else { return nil }
-            guard let orientation = HeadingOrientation(rawValue: name) else {
-                throw ProtocolError(.invalidValue, "orientation \"\(name)\": expected one of \(HeadingOrientation.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            return orientation
-        }
-
-        /// JSON `true`/`false` arrive as NSNumber too; their Objective-C type is "c" (char).
-        private static func isBool(_ number: NSNumber) -> Bool {
-            String(cString: number.objCType) == "c"
-        }
-    }
 }

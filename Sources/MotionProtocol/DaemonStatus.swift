@@ -9,14 +9,14 @@ public struct DaemonStatus: Sendable, Hashable {
     public var uptime: Double
     public var sensors: [SensorKind: SensorState]
     public var frames: AttitudeReferenceFrame
-    public var engine: MotionEngineStatus
+    public var engine: EngineFlags
     /// Connected clients.
     public var clients: Int
     /// Subscriptions per stream, over all clients.
     public var subscriptions: [StreamName: Int]
 
     public init(source: String, uptime: Double, sensors: [SensorKind: SensorState], frames: AttitudeReferenceFrame,
-                engine: MotionEngineStatus, clients: Int, subscriptions: [StreamName: Int]) {
+                engine: EngineFlags, clients: Int, subscriptions: [StreamName: Int]) {
         self.source = source
         self.uptime = uptime
         self.sensors = sensors
@@ -32,21 +32,66 @@ public struct DaemonStatus: Sendable, Hashable {
         writer.field("uptime", uptime)
         writer.raw("sensors", SensorState.json(sensors))
         writer.raw("frames", JSONWriter.array(frames.names))
-        var flags = JSONWriter()
-        flags.field("initialized", engine.initialized)
-        flags.field("atRest", engine.atRest)
-        flags.field("magneticallyDisturbed", engine.magneticallyDisturbed)
-        flags.field("calibrationAccuracy", engine.calibrationAccuracy.description)
-        flags.field("calibrationNeeded", engine.calibrationNeeded)
-        flags.field("northReliable", engine.isNorthReliable)
-        flags.field("gyroscopeBias", engine.gyroscopeBias)
-        flags.field("axisCheck", "\(engine.axisCheck)")
-        if let correction = engine.gyroscopeCorrection { flags.field("gyroscopeCorrection", correction.text) }
-        writer.raw("engine", flags.finished)
+        writer.raw("engine", engine.json)
         writer.field("clients", clients)
         var counts = JSONWriter()
         for stream in StreamName.allCases { if let n = subscriptions[stream] { counts.field(stream.rawValue, n) } }
         writer.raw("subscriptions", counts.finished)
+        return writer.finished
+    }
+}
+
+/// The motion engine's flags as the wire carries them (``MotionEngineStatus`` with the
+/// self-check verdict and the applied correction as text): why the fusion does what it does.
+public struct EngineFlags: Sendable, Hashable {
+    public var initialized: Bool
+    public var atRest: Bool
+    public var magneticallyDisturbed: Bool
+    public var calibrationAccuracy: MagneticFieldCalibrationAccuracy
+    public var calibrationNeeded: Bool
+    public var northReliable: Bool
+    /// rad/s, device frame.
+    public var gyroscopeBias: Vector3
+    /// The axis self-check's verdict, e.g. `consistent` or `inconsistent(correction: …)`.
+    public var axisCheck: String
+    /// The gyroscope axis correction in force (kernel mount-matrix text), if any.
+    public var gyroscopeCorrection: String?
+
+    public init(_ status: MotionEngineStatus) {
+        initialized = status.initialized
+        atRest = status.atRest
+        magneticallyDisturbed = status.magneticallyDisturbed
+        calibrationAccuracy = status.calibrationAccuracy
+        calibrationNeeded = status.calibrationNeeded
+        northReliable = status.isNorthReliable
+        gyroscopeBias = status.gyroscopeBias
+        axisCheck = "\(status.axisCheck)"
+        gyroscopeCorrection = status.gyroscopeCorrection?.text
+    }
+
+    init(_ fields: JSONFields) throws(ProtocolError) {
+        initialized = try fields.required("initialized", fields.bool)
+        atRest = try fields.required("atRest", fields.bool)
+        magneticallyDisturbed = try fields.required("magneticallyDisturbed", fields.bool)
+        calibrationAccuracy = try fields.accuracy("calibrationAccuracy")
+        calibrationNeeded = try fields.required("calibrationNeeded", fields.bool)
+        northReliable = try fields.required("northReliable", fields.bool)
+        gyroscopeBias = try fields.required("gyroscopeBias", fields.vector)
+        axisCheck = try fields.required("axisCheck", fields.string)
+        gyroscopeCorrection = try fields.string("gyroscopeCorrection")
+    }
+
+    var json: String {
+        var writer = JSONWriter()
+        writer.field("initialized", initialized)
+        writer.field("atRest", atRest)
+        writer.field("magneticallyDisturbed", magneticallyDisturbed)
+        writer.field("calibrationAccuracy", calibrationAccuracy.description)
+        writer.field("calibrationNeeded", calibrationNeeded)
+        writer.field("northReliable", northReliable)
+        writer.field("gyroscopeBias", gyroscopeBias)
+        writer.field("axisCheck", axisCheck)
+        if let gyroscopeCorrection { writer.field("gyroscopeCorrection", gyroscopeCorrection) }
         return writer.finished
     }
 }

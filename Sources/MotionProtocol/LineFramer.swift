@@ -32,7 +32,8 @@ public struct LineFramer: Sendable {
     /// when a line is longer than `limit` (the stream cannot be resynchronised: close it).
     public mutating func nextLine() throws(Failure) -> ArraySlice<UInt8>? {
         guard let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) else {
-            if buffered > limit { throw .lineTooLong }
+            // Without its newline the rest is already too long to ever become a line.
+            if buffered >= limit { throw .lineTooLong }
             return nil
         }
         guard newline - start < limit else { throw .lineTooLong }

@@ -22,14 +22,31 @@ public enum Overlay {
         }
         let merged = try merge(object, into: base, path: path)
         do {
-            let data = try JSONSerialization.data(withJSONObject: merged)
-            return try JSONDecoder().decode(Value.self, from: data)
+            return try decode(Value.self, merged)
         } catch let DecodingError.typeMismatch(type, context) {
             throw ProtocolError(.invalidValue, "\(describe(path, context.codingPath)): expected \(typeName(type))")
-        } catch let DecodingError.dataCorrupted(context) {
+        } catch let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty {
             throw ProtocolError(.invalidValue, "\(describe(path, context.codingPath)): \(context.debugDescription)")
         } catch {
+            // JSONDecoder on Linux reports a number that does not fit an integer without a
+            // coding path: find the key by trying the client's values one at a time.
+            for (leafPath, leaf) in leaves(object, path: path) where (try? decode(Value.self, merge(leaf, into: base, path: path))) == nil {
+                throw ProtocolError(.invalidValue, "\(leafPath): not an acceptable value (a whole number where an integer is expected?)")
+            }
             throw ProtocolError(.invalidValue, "\(path): \(error)")
+        }
+    }
+
+    private static func decode<Value: Decodable>(_ type: Value.Type, _ object: [String: Any]) throws -> Value {
+        try JSONDecoder().decode(Value.self, from: JSONSerialization.data(withJSONObject: object))
+    }
+
+    /// Every non-object value of `object`, each alone in an object of its own nesting, with its
+    /// key path.
+    private static func leaves(_ object: [String: Any], path: String) -> [(String, [String: Any])] {
+        object.sorted { $0.key < $1.key }.flatMap { key, value -> [(String, [String: Any])] in
+            guard let nested = value as? [String: Any] else { return [("\(path).\(key)", [key: value])] }
+            return leaves(nested, path: "\(path).\(key)").map { ($0.0, [key: $0.1]) }
         }
     }
 

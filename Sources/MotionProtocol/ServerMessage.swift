@@ -2,7 +2,7 @@ import MotionCore
 
 /// A line the daemon sends: the hello, replies, and pushed values of the streams.
 /// ``line`` is its JSON text in the shapes of docs/PROTOCOL.md (without the newline).
-public indirect enum ServerMessage: Sendable {
+public indirect enum ServerMessage: Sendable, Equatable {
     case hello(Hello)
     /// The answer to a request, carrying its `id` (null when the request had none or could not
     /// be parsed far enough to find it).
@@ -24,7 +24,7 @@ public indirect enum ServerMessage: Sendable {
     case goodbye(reason: String)
 
     /// What a successful reply carries.
-    public enum Reply: Sendable {
+    public enum Reply: Sendable, Equatable {
         /// `subscribe`: the interval granted (after clamping), and whether everything the
         /// stream needs is available now (if not, values start when it appears).
         case subscribed(interval: Double, available: Bool)

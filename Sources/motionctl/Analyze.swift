@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MotionCommandLine
 import MotionCore
+import MotionProtocol
 
 struct Analyze: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -42,7 +43,7 @@ struct Analyze: ParsableCommand {
             for sample in record.samples(timestamp: record.time) {
                 motionEngine.update(sample)
                 for event in detectors.update(sample, engine: motionEngine) {
-                    print(json ? event.json : event.text)
+                    print(json ? ServerMessage.event(event).line : event.text)
                     count += 1
                 }
             }

@@ -196,7 +196,7 @@ struct SimulatedSourceTests {
         // Idle at start, then read.
         let magAvailability = log.availability(.magnetometer)
         #expect(magAvailability.map(\.value.mode) == [nil, .polling])
-        #expect(magAvailability.allSatisfy(\.value.isAvailable))
+        #expect(magAvailability.allSatisfy { $0.value.isAvailable })
         if let announced = magAvailability.last?.index, let first = log.sampleIndices(.magnetometer).first {
             #expect(announced < first)
         }

@@ -1,0 +1,110 @@
+import Foundation
+import MotionCore
+
+/// Typed access to the fields of one JSON object line, with errors that name the field and
+/// what was expected. Both directions parse with it: the daemon its clients' requests, clients
+/// the daemon's messages. Absent and `null` fields read as nil; unknown fields are ignored.
+struct JSONFields {
+    let object: [String: Any]
+
+    init(_ object: [String: Any]) {
+        self.object = object
+    }
+
+    /// Parses a line that must hold one JSON object.
+    static func object(_ line: some Collection<UInt8>) throws(ProtocolError) -> [String: Any] {
+        let parsed: Any
+        do {
+            parsed = try JSONSerialization.jsonObject(with: Data(line))
+        } catch {
+            throw ProtocolError(.malformedJSON, "not valid JSON: expected one JSON object per line")
+        }
+        guard let object = parsed as? [String: Any] else {
+            throw ProtocolError(.malformedJSON, "expected a JSON object, got \(parsed is [Any] ? "an array" : "a bare value")")
+        }
+        return object
+    }
+
+    func string(_ key: String) throws(ProtocolError) -> String? {
+        guard let value = object[key], !(value is NSNull) else { return nil }
+        guard let text = value as? String else { throw ProtocolError(.invalidValue, "\(key): expected a string") }
+        return text
+    }
+
+    func number(_ key: String) throws(ProtocolError) -> Double? {
+        guard let value = object[key], !(value is NSNull) else { return nil }
+        guard let number = value as? NSNumber, !Self.isBool(number) else {
+            throw ProtocolError(.invalidValue, "\(key): expected a number")
+        }
+        return number.doubleValue
+    }
+
+    func integer(_ key: String) throws(ProtocolError) -> Int? {
+        guard let number = try number(key) else { return nil }
+        guard number == number.rounded(), abs(number) < 9.0e15 else {
+            throw ProtocolError(.invalidValue, "\(key): expected an integer")
+        }
+        return Int(number)
+    }
+
+    func bool(_ key: String) throws(ProtocolError) -> Bool? {
+        guard let value = object[key], !(value is NSNull) else { return nil }
+        guard let number = value as? NSNumber, Self.isBool(number) else {
+            throw ProtocolError(.invalidValue, "\(key): expected true or false")
+        }
+        return number.boolValue
+    }
+
+    func nested(_ key: String) throws(ProtocolError) -> JSONFields? {
+        guard let value = object[key], !(value is NSNull) else { return nil }
+        guard let nested = value as? [String: Any] else { throw ProtocolError(.invalidValue, "\(key): expected an object") }
+        return JSONFields(nested)
+    }
+
+    /// A field that must be present.
+    func required<Value>(_ key: String, _ read: (String) throws(ProtocolError) -> Value?) throws(ProtocolError) -> Value {
+        guard let value = try read(key) else { throw ProtocolError(.missingField, "\(key): missing") }
+        return value
+    }
+
+    /// `{"x":…,"y":…,"z":…}`.
+    func vector(_ key: String) throws(ProtocolError) -> Vector3? {
+        guard let fields = try nested(key) else { return nil }
+        return Vector3(try fields.required("x", fields.number), try fields.required("y", fields.number), try fields.required("z", fields.number))
+    }
+
+    func stream() throws(ProtocolError) -> StreamName {
+        guard let name = try string("stream") else { throw ProtocolError(.missingField, "stream: this op needs a stream") }
+        guard let stream = StreamName(rawValue: name) else {
+            throw ProtocolError(.unknownStream, "stream \"\(name)\": expected one of \(StreamName.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return stream
+    }
+
+    func frame(_ key: String = "frame") throws(ProtocolError) -> AttitudeReferenceFrame? {
+        guard let name = try string(key) else { return nil }
+        guard let frame = AttitudeReferenceFrame(name: name), frame.names.count == 1 else {
+            throw ProtocolError(.invalidValue, "\(key) \"\(name)\": expected one of \(AttitudeReferenceFrame.named.map(\.name).joined(separator: ", "))")
+        }
+        return frame
+    }
+
+    func headingOrientation() throws(ProtocolError) -> HeadingOrientation? {
+        try named("orientation", HeadingOrientation.self)
+    }
+
+    /// A string naming a case of a string-backed enum.
+    func named<Value: RawRepresentable & CaseIterable>(_ key: String, _ type: Value.Type) throws(ProtocolError) -> Value?
+    where Value.RawValue == String {
+        guard let name = try string(key) else { return nil }
+        guard let value = Value(rawValue: name) else {
+            throw ProtocolError(.invalidValue, "\(key) \"\(name)\": expected one of \(Value.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return value
+    }
+
+    /// JSON `true`/`false` arrive as NSNumber too; their Objective-C type is "c" (char).
+    private static func isBool(_ number: NSNumber) -> Bool {
+        String(cString: number.objCType) == "c"
+    }
+}

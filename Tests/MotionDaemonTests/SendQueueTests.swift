@@ -1,0 +1,159 @@
+import Testing
+import MotionCore
+import MotionProtocol
+@testable import MotionDaemon
+
+/// A client's bounded send queue: which message a full queue gives up (the oldest sample or
+/// event, counted; an older state of the same key, silently), what it always keeps (replies,
+/// control messages, the partly written head), and when drops are reported.
+@Suite("SendQueue")
+struct SendQueueTests {
+    static func sample(_ kind: SensorKind = .accelerometer, at t: Double) -> OutgoingMessage {
+        OutgoingMessage(.sample(Sample(kind: kind, timestamp: t, vector: Vector3(0, 0, -1))))
+    }
+
+    static func reply(_ id: Int) -> OutgoingMessage {
+        OutgoingMessage(.reply(id: id, .success(.unsubscribed)))
+    }
+
+    /// The queued messages as text (the head without its written part).
+    static func contents(_ queue: SendQueue) -> [String] {
+        queue.pending(limit: queue.count).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    static func text(_ messages: [OutgoingMessage]) -> [String] {
+        messages.map { String(decoding: $0.bytes, as: UTF8.self) }
+    }
+
+    /// Marks the first `n` queued messages as written.
+    static func write(_ n: Int, of queue: inout SendQueue) {
+        _ = queue.consume(queue.pending(limit: n).reduce(0) { $0 + $1.count })
+    }
+
+    @Test("samples beyond capacity push out the oldest sample, and each drop is counted")
+    func sampleOverflow() {
+        var queue = SendQueue(sampleCapacity: 3, eventCapacity: 3)
+        let samples = (1...5).map { Self.sample(at: Double($0)) }
+        for sample in samples { queue.enqueue(sample) }
+        #expect(Self.contents(queue) == Self.text(Array(samples.suffix(3))))
+        #expect(queue.totalDropped == [.accelerometer: 2])
+    }
+
+    @Test("samples of every sample stream share the capacity; a drop is counted against the stream of the sample dropped")
+    func dropCountedPerStream() {
+        var queue = SendQueue(sampleCapacity: 2, eventCapacity: 2)
+        let gyro = Self.sample(.gyroscope, at: 1)
+        let accelerometer = [Self.sample(at: 2), Self.sample(at: 3)]
+        for message in [gyro] + accelerometer { queue.enqueue(message) }
+        #expect(Self.contents(queue) == Self.text(accelerometer))
+        #expect(queue.totalDropped == [.gyro: 1], "the drop counts against the stream that lost the value")
+    }
+
+    @Test("the partly written head is never pushed out: the next oldest sample goes instead")
+    func partlyWrittenSample() {
+        var queue = SendQueue(sampleCapacity: 2, eventCapacity: 2)
+        let samples = (1...3).map { Self.sample(at: Double($0)) }
+        queue.enqueue(samples[0])
+        queue.enqueue(samples[1])
+        #expect(queue.consume(5) == 0)
+        #expect(queue.headOffset == 5)
+        queue.enqueue(samples[2])
+        #expect(Self.contents(queue) == [String(decoding: samples[0].bytes[5...], as: UTF8.self)] + Self.text([samples[2]]))
+        #expect(queue.totalDropped == [.accelerometer: 1])
+    }
+
+    @Test("a newer state replaces the queued one of the same key, other keys stay, and none of it is a drop")
+    func statesReplace() {
+        var queue = SendQueue(sampleCapacity: 1, eventCapacity: 1)
+        let present = SensorState(available: true, reason: "found")
+        let removed = SensorState(available: false, reason: "removed")
+        let newest: [OutgoingMessage] = [
+            OutgoingMessage(.availability(.gyroscope, present)),
+            Self.sample(at: 1),
+            OutgoingMessage(.event(.orientation(.portrait, timestamp: 2))),
+            OutgoingMessage(.availability(.accelerometer, removed)),
+            OutgoingMessage(.calibration(accuracy: .high, calibrationNeeded: false)),
+        ]
+        queue.enqueue(OutgoingMessage(.event(.orientation(.faceUp, timestamp: 0))))
+        queue.enqueue(OutgoingMessage(.availability(.accelerometer, present)))
+        queue.enqueue(OutgoingMessage(.calibration(accuracy: .low, calibrationNeeded: true)))
+        for message in newest { queue.enqueue(message) }
+        #expect(Self.contents(queue) == Self.text(newest))
+        #expect(queue.totalDropped.isEmpty)
+        #expect(queue.takeDropReports().isEmpty)
+    }
+
+    @Test("a partly written state is finished, and the newer one queued behind it")
+    func partlyWrittenState() {
+        var queue = SendQueue()
+        let old = OutgoingMessage(.calibration(accuracy: .low, calibrationNeeded: true))
+        let new = OutgoingMessage(.calibration(accuracy: .medium, calibrationNeeded: false))
+        queue.enqueue(old)
+        _ = queue.consume(3)
+        queue.enqueue(new)
+        #expect(Self.contents(queue) == [String(decoding: old.bytes[3...], as: UTF8.self)] + Self.text([new]))
+    }
+
+    @Test("events beyond eventCapacity push out the oldest event, counted against its stream; samples are not touched")
+    func eventOverflow() {
+        var queue = SendQueue(sampleCapacity: 4, eventCapacity: 2)
+        let tap = OutgoingMessage(.event(.gesture(.tap, timestamp: 1)))
+        let sample = Self.sample(at: 1.5)
+        let shake = [OutgoingMessage(.event(.shake(.began, timestamp: 2))), OutgoingMessage(.event(.shake(.ended, timestamp: 3)))]
+        for message in [tap, sample] + shake { queue.enqueue(message) }
+        #expect(Self.contents(queue) == Self.text([sample] + shake))
+        #expect(queue.totalDropped == [.gesture: 1])
+    }
+
+    @Test("replies and control messages are always kept, whatever else overflows")
+    func alwaysKept() {
+        var queue = SendQueue(sampleCapacity: 1, eventCapacity: 1)
+        var kept: [OutgoingMessage] = [OutgoingMessage(.hello(Hello(daemon: "motiond", sensors: [:], frames: .xArbitraryZVertical)))]
+        queue.enqueue(kept[0])
+        for id in 1...20 {
+            let reply = Self.reply(id)
+            kept.append(reply)
+            queue.enqueue(reply)
+            queue.enqueue(Self.sample(at: Double(id)))
+            queue.enqueue(OutgoingMessage(.event(.gesture(.tap, timestamp: Double(id)))))
+        }
+        let control = [OutgoingMessage(.dropped(stream: .gyro, count: 1, total: 1)), OutgoingMessage(.goodbye(reason: "stopping"))]
+        for message in control { queue.enqueue(message) }
+        let text = Self.contents(queue)
+        #expect(Self.text(kept + control).allSatisfy(text.contains))
+        #expect(queue.count == kept.count + control.count + 2)
+    }
+
+    @Test("consume(_:) advances through whole and partial messages and returns the replies it completed")
+    func consumeCountsReplies() {
+        var queue = SendQueue()
+        let messages = [Self.reply(1), Self.sample(at: 1), Self.reply(2), Self.reply(3)]
+        for message in messages { queue.enqueue(message) }
+        let sizes = messages.map(\.bytes.count)
+        #expect(queue.queuedBytes == sizes.reduce(0, +))
+        #expect(queue.consume(sizes[0] - 1) == 0)
+        #expect(queue.consume(1) == 1)
+        #expect(queue.consume(sizes[1] + sizes[2] + sizes[3]) == 2)
+        #expect(queue.isEmpty)
+        #expect(queue.queuedBytes == 0)
+        #expect(queue.consume(10) == 0)
+    }
+
+    @Test("drop reports wait until samples are at or below half the capacity, come once, then count anew")
+    func dropReports() {
+        var queue = SendQueue(sampleCapacity: 4, eventCapacity: 4)
+        for t in 0..<10 { queue.enqueue(Self.sample(at: Double(t))) }
+        #expect(queue.takeDropReports().isEmpty)
+        Self.write(1, of: &queue)
+        #expect(queue.takeDropReports().isEmpty)
+        Self.write(1, of: &queue)
+        let reports = queue.takeDropReports()
+        #expect(reports.map(\.message) == [.dropped(stream: .accelerometer, count: 6, total: 6)])
+        #expect(reports.allSatisfy { $0.delivery == .control })
+        #expect(queue.takeDropReports().isEmpty)
+
+        for t in 10..<15 { queue.enqueue(Self.sample(at: Double(t))) }
+        Self.write(2, of: &queue)
+        #expect(queue.takeDropReports().map(\.message) == [.dropped(stream: .accelerometer, count: 3, total: 9)])
+    }
+}

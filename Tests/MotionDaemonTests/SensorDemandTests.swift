@@ -1,0 +1,67 @@
+import Testing
+import MotionCore
+import MotionIIO
+import MotionProtocol
+@testable import MotionDaemon
+
+/// Which sensors the subscriptions keep running and at what hardware period: the sensors
+/// each stream needs, the shortest period per sensor clamped to 10–100 ms, only allowed
+/// sensors, nothing for no needs.
+@Suite("SensorDemand")
+struct SensorDemandTests {
+    static let inertial: Set<SensorKind> = [.accelerometer, .gyroscope]
+    static let all = Set(SensorKind.allCases)
+
+    /// Each stream (and deviceMotion frame) with the sensors it needs.
+    static let streamKinds: [(StreamName, AttitudeReferenceFrame?, Set<SensorKind>)] = [
+        (.accelerometer, nil, [.accelerometer]),
+        (.gyro, nil, [.gyroscope]),
+        (.magnetometer, nil, [.magnetometer]),
+        (.deviceMotion, nil, inertial),
+        (.deviceMotion, .xArbitraryZVertical, inertial),
+        (.deviceMotion, .xArbitraryCorrectedZVertical, all),
+        (.deviceMotion, .xMagneticNorthZVertical, all),
+        (.deviceMotion, .xTrueNorthZVertical, all),
+        (.heading, nil, all),
+        (.orientation, nil, [.accelerometer]),
+        (.shake, nil, [.accelerometer]),
+        (.gesture, nil, [.accelerometer]),
+        (.availability, nil, []),
+        (.calibration, nil, []),
+    ]
+
+    @Test("the sensors each stream needs", arguments: streamKinds)
+    func kinds(stream: StreamName, frame: AttitudeReferenceFrame?, expected: Set<SensorKind>) {
+        #expect(SensorDemand.kinds(for: stream, frame: frame) == expected)
+    }
+
+    @Test("an interval becomes a hardware period within 10–100 ms", arguments: [
+        (0.001, 0.01), (0.01, 0.01), (0.02, 0.02), (0.1, 0.1), (1.0, 0.1), (3600, 0.1),
+    ])
+    func period(interval: Double, period: Double) {
+        #expect(SensorDemand.period(for: interval) == period)
+    }
+
+    @Test("each sensor runs at the shortest period any need asks of it, clamped")
+    func shortestPeriod() {
+        let needs: [(kinds: Set<SensorKind>, interval: Double)] = [
+            ([.accelerometer], 0.05), (Self.inertial, 0.02), ([.magnetometer], 0.5), ([.gyroscope], 0.001), ([], 0.01),
+        ]
+        #expect(SensorDemand.request(needs, allowed: Self.all).periods == [.accelerometer: 0.02, .gyroscope: 0.01, .magnetometer: 0.1])
+    }
+
+    @Test("sensors that are not allowed are not requested")
+    func allowedOnly() {
+        let needs: [(kinds: Set<SensorKind>, interval: Double)] = [(Self.all, 0.02), ([.magnetometer], 0.01)]
+        #expect(SensorDemand.request(needs, allowed: [.accelerometer]).periods == [.accelerometer: 0.02])
+        #expect(SensorDemand.request(needs, allowed: []).periods.isEmpty)
+    }
+
+    @Test("no needs, or only needs of no sensor, request nothing")
+    func nothingNeeded() {
+        let none: [(kinds: Set<SensorKind>, interval: Double)] = []
+        let nothing: [(kinds: Set<SensorKind>, interval: Double)] = [([], 0.01), ([], 1)]
+        #expect(SensorDemand.request(none, allowed: Self.all) == .none)
+        #expect(SensorDemand.request(nothing, allowed: Self.all) == .none)
+    }
+}

@@ -1,0 +1,67 @@
+import Testing
+import MotionCore
+import MotionProtocol
+@testable import MotionDaemon
+
+/// A subscription as granted: defaults filled in, intervals clamped (sample streams only from
+/// below, event streams into the hardware range), the sensors and period it asks for.
+@Suite("Subscription")
+struct SubscriptionTests {
+    static let defaults = DetectorConfiguration()
+
+    @Test("a sample stream without options: 0.1 s, the arbitrary frame, the top edge with a 1° filter, the daemon's detectors")
+    func sampleStreamDefaults() {
+        let subscription = Subscription(.init(stream: .deviceMotion), defaultDetectors: Self.defaults)
+        #expect(subscription.interval == ClientRequest.defaultInterval)
+        #expect(subscription.period == 0.1)
+        #expect(subscription.frame == .xArbitraryZVertical)
+        #expect(subscription.headingOrientation == .portrait)
+        #expect(subscription.headingFilter.minimumChange == 1)
+        #expect(subscription.detectors == Self.defaults)
+        #expect(subscription.kinds == [.accelerometer, .gyroscope])
+        #expect(subscription.anchor == nil)
+    }
+
+    @Test("a sample stream's interval is clamped to 10 ms from below only; its period to 10–100 ms", arguments: [
+        (0.001, 0.01, 0.01), (0.05, 0.05, 0.05), (2.0, 2.0, 0.1),
+    ])
+    func sampleInterval(asked: Double, interval: Double, period: Double) {
+        let subscription = Subscription(.init(stream: .gyro, interval: asked), defaultDetectors: Self.defaults)
+        #expect(subscription.interval == interval)
+        #expect(subscription.period == period)
+        #expect(subscription.decimator.interval == interval)
+    }
+
+    @Test("an event stream asks for an accelerometer period: 20 ms by default, clamped to 10–100 ms", arguments: [
+        (nil, 0.02), (0.001, 0.01), (0.05, 0.05), (2.0, 0.1),
+    ] as [(Double?, Double)])
+    func eventInterval(asked: Double?, interval: Double) {
+        let subscription = Subscription(.init(stream: .orientation, interval: asked), defaultDetectors: Self.defaults)
+        #expect(subscription.interval == interval)
+        #expect(subscription.period == interval)
+        #expect(subscription.kinds == [.accelerometer])
+    }
+
+    @Test("the request's options win over the defaults")
+    func options() {
+        var detectors = DetectorConfiguration()
+        detectors.shake.threshold = 3
+        let shake = Subscription(.init(stream: .shake, detectors: detectors), defaultDetectors: Self.defaults)
+        #expect(shake.detectors == detectors)
+        let heading = Subscription(.init(stream: .heading, headingFilter: 0, headingOrientation: .landscapeRight), defaultDetectors: Self.defaults)
+        #expect(heading.headingOrientation == .landscapeRight)
+        #expect(heading.headingFilter.minimumChange == 0)
+        #expect(heading.kinds == Set(SensorKind.allCases))
+        let motion = Subscription(.init(stream: .deviceMotion, frame: .xTrueNorthZVertical), defaultDetectors: Self.defaults)
+        #expect(motion.frame == .xTrueNorthZVertical)
+        #expect(motion.kinds == Set(SensorKind.allCases))
+    }
+
+    @Test("the daemon's own subscription takes every value at the sensor period")
+    func local() {
+        var subscription = Subscription(local: .accelerometer, frame: nil, period: 0.02, detectors: Self.defaults)
+        #expect(subscription.period == 0.02)
+        #expect(subscription.decimator.interval == 0)
+        #expect((0..<10).allSatisfy { subscription.decimator.admit(Double($0) * 0.001, period: 0.02) })
+    }
+}

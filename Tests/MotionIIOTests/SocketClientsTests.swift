@@ -1,0 +1,148 @@
+import Foundation
+import MotionProtocol
+import Testing
+
+/// Many clients on one daemon, some of them hostile: a client that never reads, one that sends
+/// garbage, one that sends an endless line, a thousand that come and go. None of them may
+/// affect a well-behaved client, stall the pipeline, or leak descriptors.
+@Suite("Socket clients: isolation, errors, lifecycle")
+struct SocketClientsTests {
+    static func errorCode(_ reply: [String: Any]?) -> String? {
+        (reply?["error"] as? [String: Any])?["code"] as? String
+    }
+
+    @Test("a stuck client and a garbage-sending client do not disturb a reading one; the stuck one learns what it lost")
+    func hostileClients() async throws {
+        let daemon = try ServedDaemon(["--source", "sim:"])
+        defer { _ = daemon.stop() }
+
+        // Never reads: four 100 Hz streams fill its socket buffer and its queue within seconds.
+        let stuck = try await daemon.connect()
+        for (id, stream) in [StreamName.deviceMotion, .accelerometer, .gyro, .magnetometer].enumerated() {
+            try await stuck.send(.subscribe(.init(id: id, stream: stream, interval: 0.01)))
+        }
+        let reader = try await daemon.connect()
+        try await reader.send(.subscribe(.init(id: 1, stream: .accelerometer, interval: 0.02)))
+        #expect(try await reader.reply(1)?["ok"] as? Bool == true)
+
+        // Garbage: error replies naming the problem, then a disconnect.
+        let garbage = try await daemon.connect()
+        try await garbage.send(#"{"op":"fly","id":7}"#)
+        let unknown = try await garbage.reply(7)
+        #expect(Self.errorCode(unknown) == "unknownOp")
+        try await garbage.send(#"{"op":"subscribe","id":8,"stream":"teleport"}"#)
+        #expect(Self.errorCode(try await garbage.reply(8)) == "unknownStream")
+        try await garbage.send(#"{"op":"subscribe","id":9,"stream":"gyro","interval":"fast"}"#)
+        let badValue = try await garbage.reply(9)
+        #expect(Self.errorCode(badValue) == "invalidValue")
+        #expect(((badValue?["error"] as? [String: Any])?["message"] as? String)?.contains("interval") == true)
+        for _ in 0..<12 { try await garbage.send("this is not json") }
+        let closing = try await garbage.collect(for: 2)
+        #expect(closing.contains { Self.errorCode($0) == "tooManyErrors" })
+        #expect(closing.last?["type"] as? String == "goodbye")
+        #expect(garbage.closedByPeer, "a client that keeps sending garbage is disconnected")
+
+        // An endless line: refused and disconnected, without waiting for its end.
+        let endless = try await daemon.connect()
+        try await endless.send(bytes: [UInt8](repeating: UInt8(ascii: "x"), count: Wire.maximumLineLength + 10))
+        let cut = try await endless.collect(for: 2)
+        #expect(cut.contains { Self.errorCode($0) == "lineTooLong" })
+        #expect(endless.closedByPeer)
+
+        // Meanwhile the reader got everything at its rate.
+        let messages = try await reader.collect(for: 4)
+        SocketStreamTests.checkStream(messages, stream: "accelerometer", field: "acceleration", interval: 0.02)
+        #expect(!messages.contains { $0["type"] as? String == "dropped" })
+
+        // The stuck client now reads: what it missed was dropped, counted, and reported.
+        let backlog = try await stuck.collect(for: 3)
+        let drops = backlog.filter { $0["type"] as? String == "dropped" }
+        #expect(!drops.isEmpty, "\(backlog.count) messages, no drop report")
+        let dropped = drops.compactMap { $0["count"] as? Int }.reduce(0, +)
+        #expect(dropped > 100, "\(dropped) samples reported dropped")
+        // And it is served normally afterwards.
+        #expect(try await stuck.next(type: "deviceMotion") != nil)
+        #expect(daemon.process.isRunning)
+    }
+
+    @Test("1000 connect/disconnect cycles leave the daemon's descriptor count unchanged")
+    func connectDisconnectCycles() async throws {
+        let daemon = try ServedDaemon(["--source", "sim:", "--log-level", "warning"])
+        defer { _ = daemon.stop() }
+        // One round of what the cycles do first: Dispatch opens its timer descriptors lazily,
+        // on the first sensor timer, and keeps them.
+        let first = try await daemon.connect()
+        try await first.send(.subscribe(.init(id: 1, stream: .gyro, interval: 0.01)))
+        #expect(try await first.next(type: "gyro") != nil)
+        try await first.send(.unsubscribe(id: 1, stream: .gyro))
+        #expect(try await first.reply(1) != nil)
+        let before = daemon.descriptorCount
+        for cycle in 0..<1000 {
+            let client = try await SocketClient(path: daemon.socket)
+            if cycle % 10 == 0 {
+                // Some subscribe (starting a sensor) before they vanish.
+                try await client.send(.subscribe(.init(id: 1, stream: .gyro, interval: 0.01)))
+            }
+        }
+        // The last disconnects are processed once the status round trip completes after them.
+        try await Task.sleep(for: .milliseconds(500))
+        try await first.send(.status(id: 2))
+        let status = try #require(try await first.reply(2)?["status"] as? [String: Any])
+        #expect(status["clients"] as? Int == 1)
+        #expect(daemon.descriptorCount == before, "descriptors before \(before), after \(daemon.descriptorCount)")
+        let sensors = status["sensors"] as? [String: [String: Any]]
+        #expect(sensors?["gyroscope"]?["period"] == nil, "the gyroscope stops once its subscribers are gone")
+    }
+
+    @Test("sensors run only while needed, at the fastest subscriber's period; the rate drops when it leaves")
+    func sensorsFollowSubscriptions() async throws {
+        let daemon = try ServedDaemon(["--source", "sim:"])
+        defer { _ = daemon.stop() }
+        let watcher = try await daemon.connect()
+        func periods() async throws -> [String: Double] {
+            try await watcher.send(.status(id: 99))
+            let status = try #require(try await watcher.reply(99)?["status"] as? [String: Any])
+            let sensors = status["sensors"] as? [String: [String: Any]] ?? [:]
+            return sensors.compactMapValues { $0["period"] as? Double }
+        }
+        #expect(try await periods().isEmpty, "nothing subscribed: every sensor idle")
+
+        let slow = try await daemon.connect()
+        try await slow.send(.subscribe(.init(id: 1, stream: .orientation)))
+        _ = try await slow.reply(1)
+        #expect(try await periods() == ["accelerometer": 0.02], "orientation needs only the accelerometer")
+
+        let fast = try await daemon.connect()
+        try await fast.send(.subscribe(.init(id: 1, stream: .deviceMotion, interval: 0.01, frame: .xMagneticNorthZVertical)))
+        _ = try await fast.reply(1)
+        #expect(try await periods() == ["accelerometer": 0.01, "gyroscope": 0.01, "magnetometer": 0.01])
+
+        try await fast.send(.unsubscribe(id: 2, stream: .deviceMotion))
+        #expect(try await fast.reply(2)?["ok"] as? Bool == true)
+        #expect(try await periods() == ["accelerometer": 0.02])
+        try await fast.send(.unsubscribe(id: 3, stream: .deviceMotion))
+        #expect(Self.errorCode(try await fast.reply(3)) == "notSubscribed")
+
+        // A 1 s subscriber next to nothing faster: the slowest hardware period, decimated.
+        try await fast.send(.subscribe(.init(id: 4, stream: .gyro, interval: 1)))
+        #expect(try await fast.reply(4)?["interval"] as? Double == 1)
+        #expect(try await periods() == ["accelerometer": 0.02, "gyroscope": 0.1])
+        let gyro = try await fast.collect(for: 3.5).filter { $0["type"] as? String == "gyro" }
+        #expect((2...4).contains(gyro.count), "\(gyro.count) gyro messages in 3.5 s at 1 s")
+    }
+
+    @Test("SIGTERM: every client gets a goodbye, the daemon exits 0 and removes its socket")
+    func goodbyeOnTerminate() async throws {
+        let daemon = try ServedDaemon(["--source", "sim:"])
+        let client = try await daemon.connect()
+        try await client.send(.subscribe(.init(id: 1, stream: .accelerometer, interval: 0.01)))
+        #expect(try await client.next(type: "accelerometer") != nil)
+        kill(daemon.process.pid, SIGTERM)
+        let goodbye = try await client.next(type: "goodbye")
+        #expect((goodbye?["reason"] as? String)?.contains("stopping") == true, "\(String(describing: goodbye))")
+        #expect(await client.waitForClose())
+        #expect(daemon.process.stop() == 0)
+        #expect(!FileManager.default.fileExists(atPath: daemon.socket))
+        _ = daemon.stop()
+    }
+}
