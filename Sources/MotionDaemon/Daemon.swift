@@ -67,6 +67,7 @@ public final class Daemon: @unchecked Sendable {
 
     /// Runs until a signal, `--count` or `--duration` ends the process.
     public func run() -> Never {
+        MallocArenas.limit(to: 1)
         // A closed output pipe or client socket is an error to handle, not a reason to die
         // before the buffers are disabled.
         signal(SIGPIPE, SIG_IGN)

@@ -20,11 +20,7 @@ struct BufferedTests {
         let dir = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let count = 60
-        var script = ScanScript()
-        for i in 0..<count {
-            script.read(ScanScript.mpu6050Scan(accel: [Int16(i), Int16(-i), Int16(1000 + i)], gyro: [Int16(10 * i), 20, -30],
-                                               nanoseconds: Int64(5_000_000_000 + i * 10_000_000)), delay: 5)
-        }
+        let script = ScanScript.mpu6050Ramp(count: count)
         let output = try await Emulation.motiond(
             fixture: "mpu6050.umockdev", scripts: ["/dev/iio:device0": try scriptFile(script, in: dir)],
             ["--print-samples", "--json", "--count", "\(2 * count)", "--interval", "0.01"],
@@ -34,14 +30,10 @@ struct BufferedTests {
         #expect(accel.count == count)
         #expect(gyro.count == count)
         for i in 0..<min(accel.count, gyro.count, count) {
-            // Kernel timestamp 5 s + i × 10 ms in ns, already CLOCK_BOOTTIME (motiond set the clock).
-            #expect(accel[i].timestamp == Double(5_000_000_000 + i * 10_000_000) / 1e9)
-            // raw (i, −i, 1000 + i) × 0.000598 through M = [0 1 0; −1 0 0; 0 0 1] → (−i, −i, 1000 + i) × 0.000598 ÷ g
-            let s = 0.000598 / Self.g
-            #expect(abs(accel[i].x - Double(-i) * s) < 1e-12 && abs(accel[i].y - Double(-i) * s) < 1e-12)
-            #expect(abs(accel[i].z - Double(1000 + i) * s) < 1e-12)
-            // gyro raw (10i, 20, −30) → (20, −10i, −30) × 0.001064724
-            #expect(abs(gyro[i].x - 20 * 0.001064724) < 1e-12 && abs(gyro[i].y - Double(-10 * i) * 0.001064724) < 1e-12)
+            let expected = ScanScript.mpu6050RampExpected(i)
+            #expect(accel[i].timestamp == expected.timestamp)
+            #expect(zip([accel[i].x, accel[i].y, accel[i].z], expected.acceleration).allSatisfy { abs($0 - $1) < 1e-12 })
+            #expect(zip([gyro[i].x, gyro[i].y, gyro[i].z], expected.rotationRate).allSatisfy { abs($0 - $1) < 1e-12 })
             #expect(gyro[i].timestamp == accel[i].timestamp)
         }
         #expect(output.availability("gyro").isEmpty) // the stream is "gyro", the sensor "gyroscope"

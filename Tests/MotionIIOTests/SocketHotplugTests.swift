@@ -12,12 +12,8 @@ extension HotplugTests {
         let dir = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let count = 60
-        var script = ScanScript()
-        for i in 0..<count {
-            // The first scan waits until both subscriptions below have surely arrived.
-            script.read(ScanScript.mpu6050Scan(accel: [Int16(i), Int16(-i), Int16(1000 + i)], gyro: [Int16(10 * i), 20, -30],
-                                               nanoseconds: Int64(5_000_000_000 + i * 10_000_000)), delay: i == 0 ? 500 : 5)
-        }
+        // The first scan waits until the subscriptions below have surely arrived.
+        let script = ScanScript.mpu6050Ramp(count: count, firstDelay: 500)
         let scriptPath = dir.appendingPathComponent("feed.script").path
         try script.write(to: URL(fileURLWithPath: scriptPath))
         let testbed = Testbed()
@@ -43,17 +39,15 @@ extension HotplugTests {
             }
         }
         #expect(accel.count == count && gyro.count == count, "\(accel.count) accelerometer and \(gyro.count) gyro of \(count) scans")
-        let s = 0.000598 / 9.80665
-        for (i, message) in accel.enumerated() {
-            #expect(message["timestamp"] as? Double == Double(5_000_000_000 + i * 10_000_000) / 1e9)
-            // raw (i, −i, 1000 + i) through M = [0 1 0; −1 0 0; 0 0 1]: (−i, −i, 1000 + i) × scale, in G.
-            let a = message["acceleration"] as? [String: Double] ?? [:]
-            #expect(abs((a["x"] ?? .nan) - Double(-i) * s) < 1e-12 && abs((a["y"] ?? .nan) - Double(-i) * s) < 1e-12)
-            #expect(abs((a["z"] ?? .nan) - Double(1000 + i) * s) < 1e-12)
+        func vector(_ message: [String: Any], _ field: String) -> [Double] {
+            let v = message[field] as? [String: Double] ?? [:]
+            return [v["x"] ?? .nan, v["y"] ?? .nan, v["z"] ?? .nan]
         }
-        for (i, message) in gyro.enumerated() {
-            let w = message["rotationRate"] as? [String: Double] ?? [:]
-            #expect(abs((w["x"] ?? .nan) - 20 * 0.001064724) < 1e-12 && abs((w["y"] ?? .nan) - Double(-10 * i) * 0.001064724) < 1e-12)
+        for (i, (a, w)) in zip(accel, gyro).enumerated() {
+            let expected = ScanScript.mpu6050RampExpected(i)
+            #expect(a["timestamp"] as? Double == expected.timestamp && w["timestamp"] as? Double == expected.timestamp)
+            #expect(zip(vector(a, "acceleration"), expected.acceleration).allSatisfy { abs($0 - $1) < 1e-12 }, "\(a)")
+            #expect(zip(vector(w, "rotationRate"), expected.rotationRate).allSatisfy { abs($0 - $1) < 1e-12 }, "\(w)")
         }
 
         kill(daemon.process.pid, SIGTERM)

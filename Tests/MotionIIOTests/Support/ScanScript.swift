@@ -39,6 +39,28 @@ struct ScanScript {
         (accel + gyro).flatMap(bigEndian) + [0, 0, 0, 0] + littleEndian(nanoseconds)
     }
 
+    /// The mpu6050 ramp the buffered tests feed: scan i holds accel raw (i, −i, 1000 + i) and
+    /// gyro raw (10i, 20, −30) at kernel time 5 s + i × 10 ms, one every 5 ms (the first after
+    /// `firstDelay` ms).
+    static func mpu6050Ramp(count: Int, firstDelay: Int = 5) -> ScanScript {
+        var script = ScanScript()
+        for i in 0..<count {
+            script.read(mpu6050Scan(accel: [Int16(i), Int16(-i), Int16(1000 + i)], gyro: [Int16(10 * i), 20, -30],
+                                    nanoseconds: Int64(5_000_000_000 + i * 10_000_000)), delay: i == 0 ? firstDelay : 5)
+        }
+        return script
+    }
+
+    /// What motiond must deliver for scan i of ``mpu6050Ramp(count:firstDelay:)``: the kernel
+    /// timestamp (already CLOCK_BOOTTIME), and the raw values through the fixture's mount
+    /// matrix [0 1 0; −1 0 0; 0 0 1] and scales: acceleration (−i, −i, 1000 + i) × 0.000598 m/s²
+    /// in G, rotation rate (20, −10i, −30) × 0.001064724 rad/s.
+    static func mpu6050RampExpected(_ i: Int) -> (timestamp: Double, acceleration: [Double], rotationRate: [Double]) {
+        let s = 0.000598 / 9.80665, r = 0.001064724
+        return (Double(5_000_000_000 + i * 10_000_000) / 1e9, [Double(-i) * s, Double(-i) * s, Double(1000 + i) * s],
+                [20 * r, Double(-10 * i) * r, -30 * r])
+    }
+
     /// One 3-axis le:s16 sensor plus timestamp (st_lsm6dsx): bytes 0–5, 2 bytes padding, the
     /// le:s64 timestamp in 8–15: 16 bytes.
     static func lsm6dsxScan(_ axes: [Int16], nanoseconds: Int64) -> [UInt8] {
