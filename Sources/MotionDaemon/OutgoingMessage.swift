@@ -23,10 +23,12 @@ struct OutgoingMessage: Sendable {
     let bytes: [UInt8]
     let delivery: Delivery
 
-    init(_ message: ServerMessage) {
+    /// `delivery` overrides the class the message's type implies (an error reply the server
+    /// sends itself answers no request in flight: `.control`).
+    init(_ message: ServerMessage, delivery: Delivery? = nil) {
         self.message = message
         bytes = Array((message.line + "\n").utf8)
-        delivery = Self.delivery(of: message)
+        self.delivery = delivery ?? Self.delivery(of: message)
     }
 
     private static func delivery(of message: ServerMessage) -> Delivery {

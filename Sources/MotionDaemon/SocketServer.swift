@@ -182,9 +182,8 @@ final class SocketServer: @unchecked Sendable {
 
     private func refuse(_ client: ClientConnection, _ error: ProtocolError, id: Int?) {
         logger.debug("\(client.id): \(error)")
-        client.outgoing.enqueue(OutgoingMessage(.reply(id: id, .failure(error))))
-        // Not a request in flight: the reply's completion must not count against one.
-        client.inFlight += 1
+        // Never handed to the pipeline, so not a request in flight.
+        client.outgoing.enqueue(OutgoingMessage(.reply(id: id, .failure(error)), delivery: .control))
         flush(client)
     }
 
