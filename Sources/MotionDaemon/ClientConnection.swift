@@ -1,20 +1,34 @@
 import Dispatch
 import Glibc
 import MotionProtocol
+import Synchronization
 
-/// One connected client on the server's queue: its socket, the request lines it sent, its
-/// bounded send queue, and the accounting that keeps a bad or slow client from hurting anyone
-/// else. All methods run on the server's queue.
+/// One connected client: its socket, the request lines it sent, its bounded send queue, and the
+/// accounting that keeps a bad or slow client from hurting anyone else.
+///
+/// The send queue is shared: the pipeline's thread puts messages in (``post(_:)``), the server's
+/// queue writes them out (``flush(now:)``), so a slow server never piles up work anywhere but in
+/// this bounded queue. Everything else runs on the server's queue only.
 ///
 /// Flow control: while the client has many requests in flight or its send queue is full, its
 /// socket is not read (the kernel's buffer then pushes back on the client), so neither its
 /// requests nor the replies to them pile up in the daemon.
-final class ClientConnection {
+final class ClientConnection: @unchecked Sendable {
     let id: ClientID
     let fd: Int32
     let credentials: PeerCredentials?
+
+    /// The queue and whether the server has been asked to write it (or waits for the socket
+    /// to take more), so each client costs the server at most one pending task.
+    private struct Outbox {
+        var queue = SendQueue()
+        var flushScheduled = false
+        var closed = false
+    }
+    private let outbox = Mutex(Outbox())
+
+    // Confined to the server's queue.
     var framer = LineFramer()
-    var outgoing = SendQueue()
     /// Requests handed to the pipeline whose replies are not written yet.
     var inFlight = 0
     var consecutiveErrors = 0
@@ -51,13 +65,28 @@ final class ClientConnection {
         read.resume()
     }
 
+    /// Queues a message from any thread; true when the caller must have the server flush this
+    /// client (it was not scheduled yet).
+    func post(_ message: OutgoingMessage) -> Bool {
+        outbox.withLock { box in
+            guard !box.closed else { return false }
+            box.queue.enqueue(message)
+            guard !box.flushScheduled else { return false }
+            box.flushScheduled = true
+            return true
+        }
+    }
+
+    /// Drops of each stream since the client connected.
+    var totalDropped: [StreamName: Int] { outbox.withLock { $0.queue.totalDropped } }
+
     /// Whether more input should wait: too many requests in flight or a full send queue.
     var shouldPauseReading: Bool {
-        inFlight >= Self.maximumInFlight || outgoing.count >= Self.maximumQueued
+        inFlight >= Self.maximumInFlight || outbox.withLock { $0.queue.count } >= Self.maximumQueued
     }
 
     private var canResumeReading: Bool {
-        inFlight < Self.maximumInFlight / 2 && outgoing.count < Self.maximumQueued / 2
+        inFlight < Self.maximumInFlight / 2 && outbox.withLock { $0.queue.count } < Self.maximumQueued / 2
     }
 
     func pauseReading() {
@@ -76,12 +105,17 @@ final class ClientConnection {
     }
 
     /// Writes as much of the send queue as the socket takes now; arms the write source for the
-    /// rest. Returns false when the connection failed (the caller closes it).
-    func flush() -> Bool {
+    /// rest. `now` (seconds, monotonic) paces drop reports. Returns false when the connection
+    /// failed (the caller closes it).
+    func flush(now: Double) -> Bool {
         guard !closed else { return false }
         while true {
-            for report in outgoing.takeDropReports() { outgoing.enqueue(report) }
-            let chunks = outgoing.pending(limit: 64)
+            let chunks = outbox.withLock { box in
+                for report in box.queue.takeDropReports(now: now) { box.queue.enqueue(report) }
+                let chunks = box.queue.pending(limit: 64)
+                if chunks.isEmpty { box.flushScheduled = false }
+                return chunks
+            }
             guard !chunks.isEmpty else { break }
             let written: Int
             if chunks.count == 1 {
@@ -93,11 +127,12 @@ final class ClientConnection {
                 written = joined.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
             }
             if written > 0 {
-                inFlight -= outgoing.consume(written)
+                inFlight -= outbox.withLock { $0.queue.consume(written) }
                 continue
             }
             if written < 0 && errno == EINTR { continue }
             if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                // Still scheduled: the write source flushes when the socket takes more.
                 armWrite(true)
                 return true
             }
@@ -113,9 +148,11 @@ final class ClientConnection {
         if on { writeSource?.resume() } else { writeSource?.suspend() }
     }
 
-    /// Stops watching the socket and closes it (once both sources are cancelled).
+    /// Stops watching the socket and closes it (once both sources are cancelled); later posts
+    /// are discarded.
     func close() {
         guard !closed else { return }
+        outbox.withLock { $0.closed = true }
         // A suspended source must be resumed before it can be cancelled and released.
         if readPaused { readSource?.resume() }
         if !writeArmed { writeSource?.resume() }

@@ -31,6 +31,8 @@ final class Pipeline: @unchecked Sendable {
     private var latest: [SensorKind: Sample] = [:]
     private var request = SourceRequest.none
     private var outbox: @Sendable ([Addressed]) -> Void = { _ in }
+    private var pending: [Addressed] = []
+    private var sendScheduled = false
     private var timers: [DispatchSourceTimer] = []
 
     /// `allowed`: the sensors the daemon may use at all (`--sensors`).
@@ -116,8 +118,19 @@ final class Pipeline: @unchecked Sendable {
 
     // MARK: - Queue-confined work
 
+    /// Hands messages on, gathered per burst: the samples a source delivers together (an IIO
+    /// scan, a timer tick) leave as one batch, which wakes the server once.
     private func send(_ out: [Addressed]) {
-        if !out.isEmpty { outbox(out) }
+        guard !out.isEmpty else { return }
+        pending.append(contentsOf: out)
+        guard !sendScheduled else { return }
+        sendScheduled = true
+        queue.async { [self] in
+            sendScheduled = false
+            let batch = pending
+            pending = []
+            outbox(batch)
+        }
     }
 
     private func handle(_ event: SourceEvent) {

@@ -137,8 +137,12 @@ struct Publisher: Sendable {
         guard var clients = subscriptions.removeValue(forKey: stream) else { return [] }
         defer { subscriptions[stream] = clients }
         var due: [ClientID] = []
-        for index in clients.indices where clients.values[index].decimator.admit(t, period: period) {
-            due.append(clients.keys[index])
+        // Walking indices by hand: `clients.indices` would hold the storage and make every
+        // mutation below copy the whole dictionary.
+        var index = clients.startIndex
+        while index != clients.endIndex {
+            if clients.values[index].decimator.admit(t, period: period) { due.append(clients.keys[index]) }
+            clients.formIndex(after: &index)
         }
         return due
     }
@@ -203,8 +207,11 @@ struct Publisher: Sendable {
     private mutating func detect(_ sample: Sample, engine: MotionEngine, into out: inout [Addressed]) -> [MotionEvent] {
         detectorTime = sample.timestamp
         var own: [MotionEvent] = []
-        // Through the values view: updating by key while iterating keys would copy every detector.
-        for index in detectors.indices {
+        // In place through the values view, walking indices by hand (iterating `keys` or
+        // `indices` would hold the storage and copy every detector on each update).
+        var index = detectors.startIndex
+        while index != detectors.endIndex {
+            defer { detectors.formIndex(after: &index) }
             let configuration = detectors.keys[index]
             let events = detectors.values[index].update(sample, engine: engine)
             guard !events.isEmpty else { continue }

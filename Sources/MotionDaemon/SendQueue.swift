@@ -9,8 +9,8 @@ import MotionProtocol
 ///   of the same key: the client always learns the latest state, never a stale one;
 /// - events beyond `eventCapacity` push out the oldest event, counted;
 /// - replies and control messages are always kept.
-/// Counted drops become `dropped` messages once the queue has room again
-/// (``takeDropReports()``). The message being written (partly sent) is never removed.
+/// Counted drops become `dropped` messages once the queue has room again, or every second
+/// while it has not (``takeDropReports(now:)``). The message being written (partly sent) is never removed.
 struct SendQueue: Sendable {
     let sampleCapacity: Int
     let eventCapacity: Int
@@ -22,6 +22,9 @@ struct SendQueue: Sendable {
     /// Drops not yet reported, and all drops since the connection opened, per stream.
     private var unreported: [StreamName: Int] = [:]
     private(set) var totalDropped: [StreamName: Int] = [:]
+    private var lastReport: Double?
+    /// Seconds between drop reports while a client stays behind.
+    static let reportInterval = 1.0
 
     /// A client's limits: about 5 s of one stream at 100 Hz, and 256 events.
     static let defaultSampleCapacity = 512
@@ -107,10 +110,17 @@ struct SendQueue: Sendable {
         return replies
     }
 
-    /// `dropped` messages for drops not yet reported, once samples have drained below half the
-    /// capacity (so the report is not itself pushed out); clears them.
-    mutating func takeDropReports() -> [OutgoingMessage] {
-        guard !unreported.isEmpty, samples <= sampleCapacity / 2 else { return [] }
+    /// `dropped` messages for drops not yet reported, once samples have drained to half the
+    /// capacity, or at least every `reportInterval` seconds for a client that stays behind;
+    /// clears them. `now` is any monotonic clock in seconds.
+    mutating func takeDropReports(now: Double) -> [OutgoingMessage] {
+        guard !unreported.isEmpty else { return [] }
+        // The clock starts at the first look: a client that is only briefly behind gets its
+        // report once it drains, one that stays behind a second later.
+        let since = lastReport ?? now
+        lastReport = since
+        guard samples <= sampleCapacity / 2 || now - since >= Self.reportInterval else { return [] }
+        lastReport = now
         let reports = unreported.sorted { $0.key.rawValue < $1.key.rawValue }.map { stream, count in
             OutgoingMessage(.dropped(stream: stream, count: count, total: totalDropped[stream] ?? count))
         }

@@ -1,17 +1,21 @@
 import Dispatch
 import Glibc
 import Logging
+import MotionIIO
 import MotionProtocol
+import Synchronization
 
 /// The socket server: a stream Unix socket speaking protocol v1 (docs/PROTOCOL.md), on its own
 /// queue, `motiond.server`, so client I/O never runs on the pipeline (R9).
 ///
 /// It accepts clients, greets each through the pipeline (which knows the sensors), parses their
 /// request lines and hands valid requests to the pipeline; bad lines get an error reply here.
-/// Messages from the pipeline go into each client's bounded ``SendQueue`` and out through
-/// non-blocking writes, so a client that reads slowly or never only ever loses its own oldest
-/// samples. A client whose line exceeds the limit, or that keeps sending garbage, is told why
-/// and disconnected; nobody else notices.
+/// Messages from the pipeline go straight into each client's bounded ``SendQueue`` (on the
+/// pipeline's thread) and out through non-blocking writes here, so a client that reads slowly
+/// or never only ever loses its own oldest samples, and a server that falls behind (too many
+/// clients for the machine) makes clients lose samples instead of piling up work. A client
+/// whose line exceeds the limit, or that keeps sending garbage, is told why and disconnected;
+/// nobody else notices.
 final class SocketServer: @unchecked Sendable {
     let path: String
     private let mode: mode_t
@@ -23,7 +27,8 @@ final class SocketServer: @unchecked Sendable {
     private var listener: Int32 = -1
     private var acceptSource: DispatchSourceRead?
     private var acceptPaused = false
-    private var clients: [ClientID: ClientConnection] = [:]
+    /// The connected clients; the pipeline's thread looks them up to deliver.
+    private let clients = Mutex<[ClientID: ClientConnection]>([:])
     private var nextID: UInt64 = 1
     private var readBuffer = [UInt8](repeating: 0, count: 65_536)
     private var stopping = false
@@ -55,18 +60,23 @@ final class SocketServer: @unchecked Sendable {
         logger.info("listening on \(path)")
     }
 
-    /// Messages from the pipeline (called on the pipeline's queue).
+    /// Messages from the pipeline (called on the pipeline's queue): each goes into its client's
+    /// queue at once; clients not yet waiting for a write are flushed by one task on the
+    /// server's queue.
     func deliver(_ batch: [Addressed]) {
-        queue.async { [self] in
-            var touched: [ClientConnection] = []
-            for item in batch {
-                guard let client = clients[item.client] else { continue }
-                if client.outgoing.isEmpty { touched.append(client) }
-                client.outgoing.enqueue(item.message)
-            }
-            for client in touched { flush(client) }
+        let connections = clients.withLock { clients in batch.map { clients[$0.client] } }
+        var wake: [ClientConnection] = []
+        for (item, connection) in zip(batch, connections) {
+            if let connection, connection.post(item.message) { wake.append(connection) }
+        }
+        guard !wake.isEmpty else { return }
+        queue.async { [self, wake] in
+            for client in wake { flush(client) }
         }
     }
+
+    /// Connected clients, from any thread.
+    var clientCount: Int { clients.withLock { $0.count } }
 
     /// Says goodbye to every client, closes them and the listening socket, and removes the
     /// socket file. Blocks until done.
@@ -78,13 +88,16 @@ final class SocketServer: @unchecked Sendable {
             if listener >= 0 { Glibc.close(listener) }
             listener = -1
             unlink(path)
-            for client in clients.values.sorted(by: { $0.id < $1.id }) {
-                client.outgoing.enqueue(OutgoingMessage(.goodbye(reason: reason)))
-                _ = client.flush()
+            let all = clients.withLock { clients in
+                defer { clients = [:] }
+                return clients.values.sorted { $0.id < $1.id }
+            }
+            for client in all {
+                _ = client.post(OutgoingMessage(.goodbye(reason: reason)))
+                _ = client.flush(now: BootClock.now())
                 shutdown(client.fd, Int32(SHUT_RDWR))
                 client.close()
             }
-            clients = [:]
         }
     }
 
@@ -106,14 +119,14 @@ final class SocketServer: @unchecked Sendable {
             }
             let client = ClientConnection(id: ClientID(raw: nextID), fd: fd)
             nextID += 1
-            if clients.count >= Self.maximumClients {
-                client.outgoing.enqueue(OutgoingMessage(.goodbye(reason: "too many clients (\(Self.maximumClients))")))
-                _ = client.flush()
+            if clientCount >= Self.maximumClients {
+                _ = client.post(OutgoingMessage(.goodbye(reason: "too many clients (\(Self.maximumClients))")))
+                _ = client.flush(now: BootClock.now())
                 Glibc.close(fd)
                 logger.warning("turned away a client: \(Self.maximumClients) are connected")
                 continue
             }
-            clients[client.id] = client
+            clients.withLock { $0[client.id] = client }
             client.start(queue: queue, readable: { [unowned self] in readable(client) }, writable: { [unowned self] in flush(client) })
             let who = client.credentials?.description ?? "peer unknown"
             logger.info("\(client.id) connected (\(who))")
@@ -166,7 +179,7 @@ final class SocketServer: @unchecked Sendable {
                 let request = try ClientRequest(line: line)
                 client.consecutiveErrors = 0
                 client.inFlight += 1
-                pipeline.received(request, from: client.id, clients: clients.count)
+                pipeline.received(request, from: client.id, clients: clientCount)
             } catch {
                 client.consecutiveErrors += 1
                 client.totalErrors += 1
@@ -183,19 +196,19 @@ final class SocketServer: @unchecked Sendable {
     private func refuse(_ client: ClientConnection, _ error: ProtocolError, id: Int?) {
         logger.debug("\(client.id): \(error)")
         // Never handed to the pipeline, so not a request in flight.
-        client.outgoing.enqueue(OutgoingMessage(.reply(id: id, .failure(error)), delivery: .control))
+        _ = client.post(OutgoingMessage(.reply(id: id, .failure(error)), delivery: .control))
         flush(client)
     }
 
     /// Tells the client why, then disconnects it.
     private func goodbye(_ client: ClientConnection, _ reason: String) {
-        client.outgoing.enqueue(OutgoingMessage(.goodbye(reason: reason)))
-        _ = client.flush()
+        _ = client.post(OutgoingMessage(.goodbye(reason: reason)))
+        _ = client.flush(now: BootClock.now())
         disconnect(client, reason)
     }
 
     private func flush(_ client: ClientConnection) {
-        guard client.flush() else {
+        guard client.flush(now: BootClock.now()) else {
             disconnect(client, "write failed: \(String(cString: strerror(errno)))")
             return
         }
@@ -207,8 +220,8 @@ final class SocketServer: @unchecked Sendable {
     private func disconnect(_ client: ClientConnection, _ reason: String) {
         guard !client.closed else { return }
         client.close()
-        clients[client.id] = nil
-        let dropped = client.outgoing.totalDropped.values.reduce(0, +)
+        clients.withLock { $0[client.id] = nil }
+        let dropped = client.totalDropped.values.reduce(0, +)
         logger.info("\(client.id) disconnected: \(reason)\(dropped > 0 ? " (\(dropped) samples dropped while it lagged)" : "")")
         pipeline.disconnected(client.id)
     }

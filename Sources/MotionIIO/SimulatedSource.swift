@@ -3,16 +3,18 @@ import MotionCore
 
 /// `sim:` — the deterministic ``SimulatedIMU`` (accelerometer, gyroscope, magnetometer) played
 /// in real time: each requested kind has its own period and its samples lie on an even grid
-/// from the boot time at start, like a hardware clock. A timer wakes once per period and emits
-/// every grid point that is due, so a late wake-up loses nothing and no timestamp is ever in the
-/// future. A period change continues the grid from the last sample. The script loops forever.
+/// from the boot time at start, like a hardware clock. A timer per period wakes once per
+/// period and emits every grid point that is due, so a late wake-up loses nothing and no
+/// timestamp is ever in the future. A period change continues the grid from the last sample. The script loops forever.
 public final class SimulatedSource: MotionSource, @unchecked Sendable {
     public let uri = "sim:"
     private let queue = DispatchQueue(label: "motiond.sim")
     // Confined to `queue`.
     private var imu: SimulatedIMU
     private var delivery: (queue: DispatchQueue, handler: SourceHandler)?
-    private var timers: [SensorKind: (period: Double, timer: DispatchSourceTimer)] = [:]
+    private var timers: [Double: (kinds: Set<SensorKind>, timer: DispatchSourceTimer)] = [:]
+    /// The kinds being read, as last announced.
+    private var readingKinds = Set<SensorKind>()
     /// Script time (seconds since start) of the last sample emitted per kind.
     private var last: [SensorKind: Double] = [:]
     private var startTime = 0.0
@@ -27,6 +29,7 @@ public final class SimulatedSource: MotionSource, @unchecked Sendable {
             delivery = (target, handler)
             startTime = BootClock.now()
             last = [:]
+            readingKinds = []
             // Every simulated sensor exists; requested ones are announced as read by `apply`.
             for kind in SensorKind.allCases where request.periods[kind] == nil {
                 target.async { handler(.availability(kind, Self.idle)) }
@@ -60,38 +63,50 @@ public final class SimulatedSource: MotionSource, @unchecked Sendable {
 
     private func apply(_ request: SourceRequest) {
         guard let delivery else { return }
-        for (kind, entry) in timers where request.periods[kind] != entry.period {
+        // One timer per distinct period serves every kind at that period, so three sensors at
+        // 100 Hz cost one wake-up per tick (and reach the pipeline as one burst), not three.
+        let groups = Dictionary(grouping: request.periods.keys, by: { request.periods[$0]! }).mapValues(Set.init)
+        for (period, entry) in timers where groups[period] != entry.kinds {
             entry.timer.cancel()
-            timers[kind] = nil
-            if request.periods[kind] == nil {
-                delivery.queue.async { delivery.handler(.availability(kind, Self.idle)) }
-            }
+            timers[period] = nil
         }
-        for (kind, period) in request.periods where timers[kind] == nil {
-            // The grid continues after the last sample, or starts now for a new kind.
-            last[kind] = max(last[kind] ?? -.infinity, BootClock.now() - startTime - period)
+        for kind in SensorKind.allCases where request.periods[kind] == nil && readingKinds.contains(kind) {
+            delivery.queue.async { delivery.handler(.availability(kind, Self.idle)) }
+        }
+        for (period, kinds) in groups.sorted(by: { $0.key < $1.key }) where timers[period] == nil {
+            for kind in kinds {
+                // The grid continues after the last sample, or starts now for a new kind.
+                last[kind] = max(last[kind] ?? -.infinity, BootClock.now() - startTime - period)
+            }
+            let order = kinds.sorted { $0.rawValue < $1.rawValue }
             let timer = DispatchSource.makeTimerSource(queue: queue)
             timer.schedule(deadline: .now(), repeating: period, leeway: .milliseconds(1))
             timer.setEventHandler { [unowned self] in
                 let now = BootClock.now() - startTime
                 var samples: [Sample] = []
-                var time = last[kind]! + period
-                if now - time > Self.maximumCatchUp {
-                    time += ((now - time - Self.maximumCatchUp) / period).rounded(.up) * period
+                for kind in order {
+                    var time = last[kind]! + period
+                    if now - time > Self.maximumCatchUp {
+                        time += ((now - time - Self.maximumCatchUp) / period).rounded(.up) * period
+                    }
+                    while time <= now {
+                        samples.append(imu.sample(kind, at: time, timestamp: startTime + time))
+                        last[kind] = time
+                        time += period
+                    }
                 }
-                while time <= now {
-                    samples.append(imu.sample(kind, at: time, timestamp: startTime + time))
-                    last[kind] = time
-                    time += period
-                }
-                let due = samples
-                delivery.queue.async { due.forEach { delivery.handler(.sample($0)) } }
+                // Interleaved in time, as scans of one device arrive.
+                let due = samples.sorted { $0.timestamp < $1.timestamp }
+                if !due.isEmpty { delivery.queue.async { due.forEach { delivery.handler(.sample($0)) } } }
             }
-            timers[kind] = (period, timer)
-            delivery.queue.async {
-                delivery.handler(.availability(kind, SensorAvailability(isAvailable: true, reason: "simulated IMU", mode: .polling)))
+            timers[period] = (kinds, timer)
+            for kind in order where !readingKinds.contains(kind) {
+                delivery.queue.async {
+                    delivery.handler(.availability(kind, SensorAvailability(isAvailable: true, reason: "simulated IMU", mode: .polling)))
+                }
             }
             timer.resume()
         }
+        readingKinds = Set(request.periods.keys)
     }
 }

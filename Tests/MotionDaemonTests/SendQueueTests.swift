@@ -80,7 +80,7 @@ struct SendQueueTests {
         for message in newest { queue.enqueue(message) }
         #expect(Self.contents(queue) == Self.text(newest))
         #expect(queue.totalDropped.isEmpty)
-        #expect(queue.takeDropReports().isEmpty)
+        #expect(queue.takeDropReports(now: 0).isEmpty)
     }
 
     @Test("a partly written state is finished, and the newer one queued behind it")
@@ -143,17 +143,29 @@ struct SendQueueTests {
     func dropReports() {
         var queue = SendQueue(sampleCapacity: 4, eventCapacity: 4)
         for t in 0..<10 { queue.enqueue(Self.sample(at: Double(t))) }
-        #expect(queue.takeDropReports().isEmpty)
+        #expect(queue.takeDropReports(now: 0).isEmpty)
         Self.write(1, of: &queue)
-        #expect(queue.takeDropReports().isEmpty)
+        #expect(queue.takeDropReports(now: 0).isEmpty)
         Self.write(1, of: &queue)
-        let reports = queue.takeDropReports()
+        let reports = queue.takeDropReports(now: 0)
         #expect(reports.map(\.message) == [.dropped(stream: .accelerometer, count: 6, total: 6)])
         #expect(reports.allSatisfy { $0.delivery == .control })
-        #expect(queue.takeDropReports().isEmpty)
+        #expect(queue.takeDropReports(now: 0).isEmpty)
 
         for t in 10..<15 { queue.enqueue(Self.sample(at: Double(t))) }
         Self.write(2, of: &queue)
-        #expect(queue.takeDropReports().map(\.message) == [.dropped(stream: .accelerometer, count: 3, total: 9)])
+        #expect(queue.takeDropReports(now: 0).map(\.message) == [.dropped(stream: .accelerometer, count: 3, total: 9)])
+    }
+
+    @Test("a client that stays behind is told what it lost every second, not only once it drains")
+    func dropReportsWhileBehind() {
+        var queue = SendQueue(sampleCapacity: 4, eventCapacity: 4)
+        for t in 0..<10 { queue.enqueue(Self.sample(at: Double(t))) }
+        #expect(queue.takeDropReports(now: 100).isEmpty, "full, and just fallen behind")
+        #expect(queue.takeDropReports(now: 100.5).isEmpty)
+        #expect(queue.takeDropReports(now: 101).map(\.message) == [.dropped(stream: .accelerometer, count: 6, total: 6)])
+        for t in 10..<12 { queue.enqueue(Self.sample(at: Double(t))) }
+        #expect(queue.takeDropReports(now: 101.5).isEmpty)
+        #expect(queue.takeDropReports(now: 102).map(\.message) == [.dropped(stream: .accelerometer, count: 2, total: 8)])
     }
 }
