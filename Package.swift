@@ -24,6 +24,8 @@ let package = Package(
         .systemLibrary(name: "CLibIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CUDev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+        // glibc's malloc.h: arena limit and heap statistics for the daemon.
+        .systemLibrary(name: "CMalloc"),
 
         .target(
             name: "MotionIIO",
@@ -48,7 +50,7 @@ let package = Package(
         .target(
             name: "MotionDaemon",
             dependencies: [
-                "MotionCore", "MotionIIO", "MotionProtocol",
+                "MotionCore", "MotionIIO", "MotionProtocol", "CMalloc",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import MotionCore
 
 /// The motion-engine settings `motiond` and `motionctl` share on their command lines: how the
@@ -56,11 +56,14 @@ public struct EngineOptions: ParsableArguments {
 
     private func modelDate() throws -> Date {
         guard let date else { return Date() }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd"
-        guard let parsed = formatter.date(from: date) else { throw ValidationError("--date \(date): expected YYYY-MM-DD") }
+        let parts = date.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .gmt
+        guard parts.count == 3, let year = parts[0], let month = parts[1], let day = parts[2], (1...12).contains(month), (1...31).contains(day),
+              let parsed = calendar.date(from: DateComponents(year: year, month: month, day: day)),
+              calendar.component(.day, from: parsed) == day else {
+            throw ValidationError("--date \(date): expected YYYY-MM-DD")
+        }
         return parsed
     }
 }

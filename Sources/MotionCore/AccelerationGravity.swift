@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// Gravity from the accelerometer alone, for devices without a gyroscope: a first-order
 /// low-pass of the acceleration (τ 0.2 s, Android's WindowOrientationListener), and an

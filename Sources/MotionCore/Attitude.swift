@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// The device's orientation in a reference frame, like `CMAttitude`.
 ///

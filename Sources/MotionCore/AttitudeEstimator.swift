@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// Estimates the device attitude from gyroscope, accelerometer and magnetometer samples, in
 /// the manner of VQF (Laidig & Seel, "VQF: Highly accurate IMU orientation estimation with bias

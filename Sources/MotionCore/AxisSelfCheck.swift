@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// Checks that the gyroscope's axes agree with the accelerometer's, from ordinary motion.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// A second-order Butterworth low-pass for vectors and matrices (component-wise), discretised
 /// per step (bilinear transform) so irregular sample intervals are handled. As in VQF, a time

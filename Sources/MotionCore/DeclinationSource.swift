@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Where the magnetic declination (true north − magnetic north) comes from, which is what makes
 /// ``AttitudeReferenceFrame/xTrueNorthZVertical`` and true headings available.

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// How far the screen faces up or down, iio-sensor-proxy's `AccelerometerTilt` (3.6+) with its
 /// thresholds: tilt = the screen normal's elevation, +90° lying face up, −90° face down;

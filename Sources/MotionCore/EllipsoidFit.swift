@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// Least-squares fits of the surface raw magnetometer readings lie on as the device turns in a
 /// constant field: an ellipsoid (hard and soft iron) or a sphere (hard iron only).

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// A first-order low-pass with a time constant, stepped by sample timestamps: each step moves
 /// the value toward the input by `1 − exp(−Δt/τ)`, so it means the same at any rate. The first

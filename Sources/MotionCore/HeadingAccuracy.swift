@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// How `headingAccuracy` (the likely largest heading error, degrees) is worked out — Core
 /// Location's field has no published definition, so this is ours:

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// Everything the daemon computes from raw samples, in one pure value: magnetometer
 /// calibration, the attitude estimator, the axis self-check, and from them device motion in

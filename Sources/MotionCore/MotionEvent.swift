@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// A motion event, as published on the socket (its wire shape is MotionProtocol's) and printed
 /// by `motionctl analyze`: an orientation change, a shake phase or a gesture, stamped with the
@@ -18,11 +18,11 @@ public enum MotionEvent: Sendable, Hashable, Codable {
     public var text: String {
         switch self {
         case .orientation(let orientation, let t):
-            return "\(String(format: "%.3f", t))  orientation \(orientation.rawValue)"
+            return "\(DecimalText.fixed(t, decimals: 3))  orientation \(orientation.rawValue)"
         case .shake(let phase, let t):
-            return "\(String(format: "%.3f", t))  shake \(phase.rawValue)"
+            return "\(DecimalText.fixed(t, decimals: 3))  shake \(phase.rawValue)"
         case .gesture(let gesture, let t):
-            return "\(String(format: "%.3f", t))  gesture \(gesture.rawValue)"
+            return "\(DecimalText.fixed(t, decimals: 3))  gesture \(gesture.rawValue)"
         }
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// A scripted motion for the simulated IMU: a list of steps, each turning the device at a
 /// constant rate into a pose and holding it, optionally shaking it. The script loops.

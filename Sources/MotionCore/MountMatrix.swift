@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A sensor mount matrix: the rotation that maps chip-frame readings into the device frame,
 /// applied as `v_device = M · v_chip` (row i of M dotted with the reading gives device axis i).
@@ -34,7 +35,7 @@ public struct MountMatrix: Sendable, Hashable, Codable, CustomStringConvertible 
 
     /// Parses the kernel/hwdb text form.
     public init(parsing text: String) throws(MountMatrixError) {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespace()
         let rows = trimmed.split(separator: ";", omittingEmptySubsequences: false)
         guard rows.count == 3 else {
             throw .malformed("expected 3 rows separated by ';', found \(rows.count) in '\(trimmed)'")
@@ -43,10 +44,10 @@ public struct MountMatrix: Sendable, Hashable, Codable, CustomStringConvertible 
         for row in rows {
             let cells = row.split(separator: ",", omittingEmptySubsequences: false)
             guard cells.count == 3 else {
-                throw .malformed("expected 3 values per row separated by ',', found \(cells.count) in '\(row.trimmingCharacters(in: .whitespaces))'")
+                throw .malformed("expected 3 values per row separated by ',', found \(cells.count) in '\(row.trimmingWhitespace(newlines: false))'")
             }
             for cell in cells {
-                let token = cell.trimmingCharacters(in: .whitespaces)
+                let token = cell.trimmingWhitespace(newlines: false)
                 guard let value = Double(token) else {
                     throw .malformed("'\(token)' is not a number")
                 }

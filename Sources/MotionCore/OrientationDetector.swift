@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// Decides ``DeviceOrientation`` from gravity, with dead zones, hysteresis and a settle time, and
 /// reports only changes. Pure: time comes from the timestamps passed in (seconds).

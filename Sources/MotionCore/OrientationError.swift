@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// Orientation error as the BROAD benchmark defines it (Laidig et al., Data 6(7):72, 2021,
 /// `example_code/broad_utils.py`), for estimates and references that both rotate sensor-frame

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// A unit quaternion (w, x, y, z) describing a rotation.
 ///

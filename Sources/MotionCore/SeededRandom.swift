@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// A small deterministic pseudo-random generator (SplitMix64) with Gaussian draws,
 /// so simulated data is identical on every run and every machine.

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// A deterministic simulated IMU (accelerometer, gyroscope, magnetometer) playing a
 /// ``MotionScript``, with white noise, a constant gyroscope bias and a magnetometer hard-iron

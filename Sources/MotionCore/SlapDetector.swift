@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// Detects a slap — a sharp push of the device sideways — left or right (R55's recipe, corrected).
 ///

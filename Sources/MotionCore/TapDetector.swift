@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// Detects taps on the device — single and double — from the sharp, short spike a tap leaves
 /// in the acceleration. Pure: time comes from the timestamps (seconds).

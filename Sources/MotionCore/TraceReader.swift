@@ -19,7 +19,7 @@ public enum TraceReader {
         var lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).makeIterator()
         guard let headerLine = lines.next(), !headerLine.allSatisfy(\.isWhitespace) else { throw .missingHeader }
         // Empty names are kept (an unnamed index column) so header and cells stay aligned.
-        let header = headerLine.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let header = headerLine.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingWhitespace(newlines: false).lowercased() }
         func column(_ name: String) -> Int? { header.firstIndex(of: name) }
         func axes(_ prefix: String) throws(TraceError) -> [Int]? {
             let found = ["x", "y", "z"].map { column("\(prefix)_\($0)") }
@@ -43,7 +43,7 @@ public enum TraceReader {
             if line.allSatisfy(\.isWhitespace) { continue }
             let cells = line.split(separator: ",", omittingEmptySubsequences: false)
             guard cells.count >= needed else { throw .shortRow(line: lineNumber, cells: cells.count, expected: needed) }
-            guard let time = Double(cells[timeColumn].trimmingCharacters(in: .whitespaces)), time.isFinite else {
+            guard let time = Double(cells[timeColumn].trimmingWhitespace(newlines: false)), time.isFinite else {
                 throw .badTime(line: lineNumber, text: String(cells[timeColumn]))
             }
             if let previous = records.last?.time, time < previous {
@@ -53,7 +53,7 @@ public enum TraceReader {
                 guard let indices else { return nil }
                 var v = Vector3.zero
                 for (axis, index) in indices.enumerated() {
-                    let token = cells[index].trimmingCharacters(in: .whitespaces)
+                    let token = cells[index].trimmingWhitespace(newlines: false)
                     guard let value = Double(token) else { throw .badValue(line: lineNumber, column: header[index], text: token) }
                     v[axis] = value * factor
                 }
@@ -65,12 +65,12 @@ public enum TraceReader {
             }
             var reference: Quaternion?
             if let referenceColumns {
-                let q = referenceColumns.map { Double(cells[$0].trimmingCharacters(in: .whitespaces)) }
+                let q = referenceColumns.map { Double(cells[$0].trimmingWhitespace(newlines: false)) }
                 if q.allSatisfy({ $0?.isFinite == true }) {
                     reference = Quaternion(w: q[0]!, x: q[1]!, y: q[2]!, z: q[3]!)
                 }
             }
-            let movement = movementColumn.flatMap { Double(cells[$0].trimmingCharacters(in: .whitespaces)) }.map { $0 != 0 }
+            let movement = movementColumn.flatMap { Double(cells[$0].trimmingWhitespace(newlines: false)) }.map { $0 != 0 }
             records.append(TraceRecord(
                 time: time,
                 accelerometer: try vector(acc, -1 / PhysicalConstants.standardGravity),

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What the World Magnetic Model gives at one place and time, in the local geodetic frame
 /// (north, east, down). Intensities in nT; angles in degrees, declination east-positive,

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import Glibc
 import Logging
 import MotionCore
 import MotionIIO
@@ -67,7 +67,7 @@ public final class Daemon: @unchecked Sendable {
 
     /// Runs until a signal, `--count` or `--duration` ends the process.
     public func run() -> Never {
-        MallocArenas.limit(to: 1)
+        Heap.configure()
         // A closed output pipe or client socket is an error to handle, not a reason to die
         // before the buffers are disabled.
         signal(SIGPIPE, SIG_IGN)

@@ -204,7 +204,8 @@ final class Pipeline: @unchecked Sendable {
             case .status:
                 result = .success(.status(DaemonStatus(
                     source: source.uri, uptime: BootClock.now() - started, sensors: states, frames: engine.availableFrames,
-                    engine: EngineFlags(engine.status), clients: clients, subscriptions: publisher.counts)))
+                    engine: EngineFlags(engine.status), clients: clients, subscriptions: publisher.counts,
+                    heapInUse: Heap.bytesInUse)))
             }
         } catch {
             result = .failure(error)

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import Glibc
 import MotionProtocol
 
 /// Writes the daemon's own subscriptions (`--print-samples`, `--print-motion`) to standard
@@ -28,9 +28,7 @@ final class Printer: @unchecked Sendable {
             for message in messages where !done {
                 let line = json ? String(decoding: message.bytes, as: UTF8.self) : message.message.text.map { $0 + "\n" }
                 guard let line else { continue }
-                do {
-                    try FileHandle.standardOutput.write(contentsOf: Data(line.utf8))
-                } catch {
+                guard Self.writeStandardOutput(line) else {
                     end("standard output closed")
                     return
                 }
@@ -44,6 +42,23 @@ final class Printer: @unchecked Sendable {
     /// Waits until every line handed over is written.
     func drain() {
         queue.sync {}
+    }
+
+    /// Writes all of `text` to file descriptor 1; false once the output is gone (EPIPE).
+    private static func writeStandardOutput(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+            if n > 0 {
+                offset += n
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                return false
+            }
+        }
+        return true
     }
 
     private func end(_ why: String) {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A `*_available` attribute: a discrete list (`"12.5 26 52 104"`) or a range
 /// (`"[min step max]"`), as the IIO ABI prints them.
@@ -8,7 +8,7 @@ public enum AvailableValues: Sendable, Hashable, Codable, CustomStringConvertibl
 
     /// Parses the kernel text; `nil` when it is neither form.
     public init?(parsing text: String) {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespace()
         if trimmed.hasPrefix("[") && trimmed.hasSuffix("]") {
             let parts = trimmed.dropFirst().dropLast().split(whereSeparator: \.isWhitespace).compactMap { SysfsNumber.parse(String($0)) }
             guard parts.count == 3, parts[1] > 0, parts[0] <= parts[2] else { return nil }

@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
 import Logging
 import MotionCore
@@ -151,13 +152,11 @@ final class BufferedReader: DeviceReader, @unchecked Sendable {
 
     /// Starts the reading thread.
     func start() {
-        let thread = Thread { [self] in
+        DetachedThread.start(name: "buffer.\(device.id)") { [self] in
             run()
             teardown()
             finished.signal()
         }
-        thread.name = "motiond.buffer.\(device.id)"
-        thread.start()
     }
 
     func stop() {

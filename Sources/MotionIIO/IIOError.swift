@@ -1,5 +1,5 @@
 import CLibIIO
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// A failed libiio or sysfs operation: the errno code and what was being done.
@@ -45,7 +45,7 @@ extension IIOError {
         let n = buffer.withUnsafeMutableBufferPointer { call($0.baseAddress!, $0.count) }
         guard n >= 0 else { throw IIOError(code: Int32(n), operation: operation()) }
         let bytes = buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }
-        return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
     }
 
     /// Throws for a negative errno result of a libiio call.

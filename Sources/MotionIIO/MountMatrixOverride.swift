@@ -19,13 +19,13 @@ public struct MountMatrixOverride: Sendable, Hashable {
     /// `mpu6050/gyroscope=...`.
     public init(parsing text: String) throws(MountMatrixOverrideError) {
         guard let equals = text.firstIndex(of: "=") else { throw .init("'\(text)': expected [DEVICE/]KIND=MATRIX") }
-        let target = text[..<equals].trimmingCharacters(in: .whitespaces)
+        let target = text[..<equals].trimmingWhitespace(newlines: false)
         let kindName: String
         if let slash = target.lastIndex(of: "/") {
-            let name = target[..<slash].trimmingCharacters(in: .whitespaces)
+            let name = target[..<slash].trimmingWhitespace(newlines: false)
             guard !name.isEmpty else { throw .init("'\(text)': empty device name before '/'") }
             device = name
-            kindName = target[target.index(after: slash)...].trimmingCharacters(in: .whitespaces)
+            kindName = target[target.index(after: slash)...].trimmingWhitespace(newlines: false)
         } else {
             device = nil
             kindName = target

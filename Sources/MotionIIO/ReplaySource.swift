@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 import MotionCore
 
 /// `replay:FILE.csv` — plays a trace (DESIGN.md trace format) as if it were hardware.
@@ -35,7 +35,7 @@ public final class ReplaySource: MotionSource, @unchecked Sendable {
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw .trace(path: path, reason: "cannot read the file (\(error.localizedDescription))")
+            throw .trace(path: path, reason: "cannot read the file (\(error))")
         }
         do {
             trace = try TraceReader.parse(text)

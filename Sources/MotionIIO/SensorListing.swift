@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MotionCore
 
 /// The report of `motiond --list-sensors`: what a source offers and, for IIO, every sensor

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Where an accelerometer sits in a convertible: in the display (lid) or in the base.
 ///
@@ -12,7 +12,7 @@ public enum SensorLocation: String, Sendable, Hashable, Codable {
 
     /// Parses a location value (`display`, `lid` → display; `base` → base); `nil` otherwise.
     public init?(locationValue text: String) {
-        switch text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() {
+        switch text.trimmingWhitespace().lowercased() {
         case "display", "lid": self = .display
         case "base": self = .base
         default: return nil
@@ -21,7 +21,7 @@ public enum SensorLocation: String, Sendable, Hashable, Codable {
 
     /// Parses a standard label (`accel-display`, `accel-base`); `nil` for other labels.
     public init?(label: String) {
-        switch label.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() {
+        switch label.trimmingWhitespace().lowercased() {
         case "accel-display": self = .display
         case "accel-base": self = .base
         default: return nil

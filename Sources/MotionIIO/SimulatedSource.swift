@@ -5,10 +5,16 @@ import MotionCore
 /// in real time: each requested kind has its own period and its samples lie on an even grid
 /// from the boot time at start, like a hardware clock. A timer per period wakes once per
 /// period and emits every grid point that is due, so a late wake-up loses nothing and no
-/// timestamp is ever in the future. A period change continues the grid from the last sample. The script loops forever.
+/// timestamp is ever in the future. A period change continues the grid from the last sample.
+/// The script loops forever.
+///
+/// Its queue runs on the consumer's queue given to the first `start` (Dispatch target queue):
+/// a tick then wakes one thread, not one for the simulation and another for the pipeline.
 public final class SimulatedSource: MotionSource, @unchecked Sendable {
     public let uri = "sim:"
-    private let queue = DispatchQueue(label: "motiond.sim")
+    private let queue = DispatchQueue(label: "motiond.sim", attributes: .initiallyInactive)
+    private let activation = DispatchQueue(label: "motiond.sim.activation")
+    private var activated = false
     // Confined to `queue`.
     private var imu: SimulatedIMU
     private var delivery: (queue: DispatchQueue, handler: SourceHandler)?
@@ -24,6 +30,12 @@ public final class SimulatedSource: MotionSource, @unchecked Sendable {
     }
 
     public func start(_ request: SourceRequest, queue target: DispatchQueue, handler: @escaping SourceHandler) throws(SourceError) {
+        activation.sync {
+            guard !activated else { return }
+            activated = true
+            queue.setTarget(queue: target)
+            queue.activate()
+        }
         queue.sync {
             cancelTimers()
             delivery = (target, handler)
@@ -38,11 +50,16 @@ public final class SimulatedSource: MotionSource, @unchecked Sendable {
         }
     }
 
+    private var isActive: Bool { activation.sync { activated } }
+
     public func update(_ request: SourceRequest) throws(SourceError) {
+        // Before the first start there is nothing to change (and the queue is not active yet).
+        guard isActive else { return }
         queue.sync { apply(request) }
     }
 
     public func stop() {
+        guard isActive else { return }
         queue.sync {
             cancelTimers()
             delivery = nil

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MotionCore
 
 /// Locale-independent number parsing and printing for sysfs attribute text.
@@ -8,7 +8,7 @@ import MotionCore
 public enum SysfsNumber {
     /// Parses a decimal or integer attribute value; `nil` for anything else (or non-finite).
     public static func parse(_ text: String) -> Double? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespace()
         // The kernel prints decimal only; `Double` alone would also take "0x10", "nan", "inf".
         guard trimmed.allSatisfy({ $0.isASCII && ($0.isNumber || "+-.eE".contains($0)) }),
               let value = Double(trimmed), value.isFinite else { return nil }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MotionCore
 
 /// A request from a client: one JSON object per line with an `op` and, optionally, an integer
@@ -84,11 +84,8 @@ public enum ClientRequest: Sendable, Hashable {
                 }
                 subscription.headingOrientation = try fields.headingOrientation()
             }
-            if stream.isDetectorStream, let options = object["detectors"] {
-                guard let options = options as? [String: Any] else {
-                    throw ProtocolError(.invalidValue, "detectors: expected an object of detector parameters")
-                }
-                subscription.detectors = try Overlay.apply(options, to: DetectorConfiguration(), path: "detectors")
+            if stream.isDetectorStream, let options = try fields.nested("detectors") {
+                subscription.detectors = try Overlay.apply(options.object, to: DetectorConfiguration(), path: "detectors")
             }
             self = .subscribe(subscription)
         case "unsubscribe":

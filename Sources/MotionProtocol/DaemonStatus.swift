@@ -1,4 +1,3 @@
-import Foundation
 import MotionCore
 
 /// The answer to `status`: the source, every sensor, the fusion's flags, and who is connected.
@@ -14,9 +13,11 @@ public struct DaemonStatus: Sendable, Hashable {
     public var clients: Int
     /// Subscriptions per stream, over all clients.
     public var subscriptions: [StreamName: Int]
+    /// Bytes of the daemon's heap in use (allocated, not freed), when known.
+    public var heapInUse: Int?
 
     public init(source: String, uptime: Double, sensors: [SensorKind: SensorState], frames: AttitudeReferenceFrame,
-                engine: EngineFlags, clients: Int, subscriptions: [StreamName: Int]) {
+                engine: EngineFlags, clients: Int, subscriptions: [StreamName: Int], heapInUse: Int? = nil) {
         self.source = source
         self.uptime = uptime
         self.sensors = sensors
@@ -24,6 +25,7 @@ public struct DaemonStatus: Sendable, Hashable {
         self.engine = engine
         self.clients = clients
         self.subscriptions = subscriptions
+        self.heapInUse = heapInUse
     }
 
     var json: String {
@@ -37,6 +39,7 @@ public struct DaemonStatus: Sendable, Hashable {
         var counts = JSONWriter()
         for stream in StreamName.allCases { if let n = subscriptions[stream] { counts.field(stream.rawValue, n) } }
         writer.raw("subscriptions", counts.finished)
+        if let heapInUse { writer.field("heapInUse", heapInUse) }
         return writer.finished
     }
 }

@@ -1,42 +1,45 @@
-import Foundation
 import MotionCore
 
 /// Typed access to the fields of one JSON object line, with errors that name the field and
 /// what was expected. Both directions parse with it: the daemon its clients' requests, clients
 /// the daemon's messages. Absent and `null` fields read as nil; unknown fields are ignored.
 struct JSONFields {
-    let object: [String: Any]
+    let object: [String: JSONValue]
 
-    init(_ object: [String: Any]) {
+    init(_ object: [String: JSONValue]) {
         self.object = object
     }
 
     /// Parses a line that must hold one JSON object.
-    static func object(_ line: some Collection<UInt8>) throws(ProtocolError) -> [String: Any] {
-        let parsed: Any
+    static func object(_ line: some Collection<UInt8>) throws(ProtocolError) -> [String: JSONValue] {
+        let parsed: JSONValue
         do {
-            parsed = try JSONSerialization.jsonObject(with: Data(line))
+            parsed = try JSONValue.parse(line)
         } catch {
             throw ProtocolError(.malformedJSON, "not valid JSON: expected one JSON object per line")
         }
-        guard let object = parsed as? [String: Any] else {
-            throw ProtocolError(.malformedJSON, "expected a JSON object, got \(parsed is [Any] ? "an array" : "a bare value")")
+        guard case .object(let object) = parsed else {
+            throw ProtocolError(.malformedJSON, "expected a JSON object, got \(parsed.kind)")
         }
         return object
     }
 
+    /// The value of `key`, nil when absent or null.
+    private func value(_ key: String) -> JSONValue? {
+        guard let value = object[key], value != .null else { return nil }
+        return value
+    }
+
     func string(_ key: String) throws(ProtocolError) -> String? {
-        guard let value = object[key], !(value is NSNull) else { return nil }
-        guard let text = value as? String else { throw ProtocolError(.invalidValue, "\(key): expected a string") }
+        guard let value = value(key) else { return nil }
+        guard case .string(let text) = value else { throw ProtocolError(.invalidValue, "\(key): expected a string, got \(value.kind)") }
         return text
     }
 
     func number(_ key: String) throws(ProtocolError) -> Double? {
-        guard let value = object[key], !(value is NSNull) else { return nil }
-        guard let number = value as? NSNumber, !Self.isBool(number) else {
-            throw ProtocolError(.invalidValue, "\(key): expected a number")
-        }
-        return number.doubleValue
+        guard let value = value(key) else { return nil }
+        guard case .number(let number) = value else { throw ProtocolError(.invalidValue, "\(key): expected a number, got \(value.kind)") }
+        return number
     }
 
     func integer(_ key: String) throws(ProtocolError) -> Int? {
@@ -48,17 +51,26 @@ struct JSONFields {
     }
 
     func bool(_ key: String) throws(ProtocolError) -> Bool? {
-        guard let value = object[key], !(value is NSNull) else { return nil }
-        guard let number = value as? NSNumber, Self.isBool(number) else {
-            throw ProtocolError(.invalidValue, "\(key): expected true or false")
-        }
-        return number.boolValue
+        guard let value = value(key) else { return nil }
+        guard case .bool(let flag) = value else { throw ProtocolError(.invalidValue, "\(key): expected true or false, got \(value.kind)") }
+        return flag
     }
 
     func nested(_ key: String) throws(ProtocolError) -> JSONFields? {
-        guard let value = object[key], !(value is NSNull) else { return nil }
-        guard let nested = value as? [String: Any] else { throw ProtocolError(.invalidValue, "\(key): expected an object") }
+        guard let value = value(key) else { return nil }
+        guard case .object(let nested) = value else { throw ProtocolError(.invalidValue, "\(key): expected an object, got \(value.kind)") }
         return JSONFields(nested)
+    }
+
+    func strings(_ key: String) throws(ProtocolError) -> [String]? {
+        guard let value = value(key) else { return nil }
+        guard case .array(let items) = value else { throw ProtocolError(.invalidValue, "\(key): expected an array, got \(value.kind)") }
+        var strings: [String] = []
+        for item in items {
+            guard case .string(let text) = item else { throw ProtocolError(.invalidValue, "\(key): expected strings, got \(item.kind)") }
+            strings.append(text)
+        }
+        return strings
     }
 
     /// A field that must be present.
@@ -101,10 +113,5 @@ struct JSONFields {
             throw ProtocolError(.invalidValue, "\(key) \"\(name)\": expected one of \(Value.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         return value
-    }
-
-    /// JSON `true`/`false` arrive as NSNumber too; their Objective-C type is "c" (char).
-    private static func isBool(_ number: NSNumber) -> Bool {
-        String(cString: number.objCType) == "c"
     }
 }

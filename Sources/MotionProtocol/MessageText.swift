@@ -1,4 +1,3 @@
-import Foundation
 import MotionCore
 
 extension ServerMessage {
@@ -9,23 +8,24 @@ extension ServerMessage {
         switch self {
         case .sample(let sample):
             let v = sample.vector
-            let kind = sample.kind.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0)
-            return String(format: "%14.6f  %@ x=%+9.4f y=%+9.4f z=%+9.4f %@", sample.timestamp, kind, v.x, v.y, v.z, sample.kind.unit)
+            let kind = sample.kind.rawValue.padding(to: 13)
+            return "\(fixed(sample.timestamp, 6, width: 14))  \(kind) x=\(fixed(v.x, 4, width: 9, plus: true)) y=\(fixed(v.y, 4, width: 9, plus: true)) z=\(fixed(v.z, 4, width: 9, plus: true)) \(sample.kind.unit)"
         case .deviceMotion(let motion):
             let a = motion.attitude, g = motion.gravity.vector, u = motion.userAcceleration.vector
             let degrees = 180 / Double.pi
-            let heading = motion.heading >= 0 ? String(format: " heading=%5.1f°", motion.heading) : ""
-            return String(format: "%14.6f  roll=%+7.2f° pitch=%+7.2f° yaw=%+7.2f°  gravity=(%+.3f %+.3f %+.3f) user=(%+.3f %+.3f %+.3f) G",
-                          motion.timestamp, a.roll * degrees, a.pitch * degrees, a.yaw * degrees, g.x, g.y, g.z, u.x, u.y, u.z)
+            func angle(_ radians: Double) -> String { fixed(radians * degrees, 2, width: 7, plus: true) + "°" }
+            func vector(_ v: Vector3) -> String { "(\(fixed(v.x, 3, plus: true)) \(fixed(v.y, 3, plus: true)) \(fixed(v.z, 3, plus: true)))" }
+            let heading = motion.heading >= 0 ? " heading=\(fixed(motion.heading, 1, width: 5))°" : ""
+            return "\(fixed(motion.timestamp, 6, width: 14))  roll=\(angle(a.roll)) pitch=\(angle(a.pitch)) yaw=\(angle(a.yaw))  gravity=\(vector(g)) user=\(vector(u)) G"
                 + heading + "  magnetometer \(motion.magneticField.accuracy)"
         case .availability(let kind, let state):
             return "# \(kind) \(state.available ? "available" : "unavailable"): \(state.reason)"
         case .event(let event):
             return event.text
         case .heading(let heading, let orientation, _):
-            let trueHeading = heading.trueHeading >= 0 ? String(format: " true %5.1f°", heading.trueHeading) : ""
-            let accuracy = heading.headingAccuracy >= 0 ? String(format: " ±%.0f°", heading.headingAccuracy) : " (uncalibrated)"
-            return String(format: "%14.6f  heading magnetic %5.1f°", heading.timestamp, heading.magneticHeading) + trueHeading + accuracy
+            let trueHeading = heading.trueHeading >= 0 ? " true \(fixed(heading.trueHeading, 1, width: 5))°" : ""
+            let accuracy = heading.headingAccuracy >= 0 ? " ±\(fixed(heading.headingAccuracy, 0))°" : " (uncalibrated)"
+            return "\(fixed(heading.timestamp, 6, width: 14))  heading magnetic \(fixed(heading.magneticHeading, 1, width: 5))°" + trueHeading + accuracy
                 + (orientation == .portrait ? "" : " (\(orientation) edge)")
         case .calibration(let accuracy, let needed):
             return "# magnetometer calibration \(accuracy)\(needed ? ": move the device in a figure eight" : "")"
@@ -36,5 +36,16 @@ extension ServerMessage {
         default:
             return nil
         }
+    }
+}
+
+private func fixed(_ value: Double, _ decimals: Int, width: Int = 0, plus: Bool = false) -> String {
+    DecimalText.fixed(value, decimals: decimals, width: width, plus: plus)
+}
+
+private extension String {
+    /// Left-aligned in `width` characters.
+    func padding(to width: Int) -> String {
+        self + String(repeating: " ", count: max(0, width - count))
     }
 }

@@ -13,7 +13,7 @@ extension ServerMessage {
         switch type {
         case "hello":
             guard try fields.required("protocol", fields.integer) == Wire.version else {
-                throw ProtocolError(.invalidValue, "protocol \(fields.object["protocol"] ?? ""): this client speaks \(Wire.version)")
+                throw ProtocolError(.invalidValue, "protocol \(try fields.integer("protocol") ?? 0): this client speaks \(Wire.version)")
             }
             return .hello(Hello(daemon: try fields.required("daemon", fields.string), sensors: try fields.sensors(),
                                 frames: try fields.frames()))
@@ -91,7 +91,7 @@ extension JSONFields {
     }
 
     func frames() throws(ProtocolError) -> AttitudeReferenceFrame {
-        guard let names = object["frames"] as? [String] else { throw ProtocolError(.invalidValue, "frames: expected an array of frame names") }
+        let names = try required("frames", strings)
         var frames: AttitudeReferenceFrame = []
         for name in names {
             // Frames a newer daemon adds are skipped.
@@ -136,6 +136,7 @@ extension DaemonStatus {
         self.init(source: try fields.required("source", fields.string), uptime: try fields.required("uptime", fields.number),
                   sensors: try fields.sensors(), frames: try fields.frames(),
                   engine: try EngineFlags(try fields.required("engine", fields.nested)),
-                  clients: try fields.required("clients", fields.integer), subscriptions: subscriptions)
+                  clients: try fields.required("clients", fields.integer), subscriptions: subscriptions,
+                  heapInUse: try fields.integer("heapInUse"))
     }
 }

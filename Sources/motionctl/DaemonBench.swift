@@ -46,7 +46,7 @@ struct DaemonBench: ParsableCommand {
     static let requestedRate = 100.0
 
     var clientCounts: [Int] {
-        clients.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        clients.split(separator: ",").compactMap { Int($0.trimmingWhitespace(newlines: false)) }
     }
 
     func validate() throws {
@@ -292,7 +292,7 @@ private final class ChildDaemon {
         let text = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         func kilobytes(_ key: String) -> Int? {
             guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(key + ":") }) else { return nil }
-            return line.split(separator: " ", omittingEmptySubsequences: true).compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.first
+            return line.split(separator: " ", omittingEmptySubsequences: true).compactMap { Int($0.trimmingWhitespace(newlines: false)) }.first
         }
         guard let rss = kilobytes("VmRSS"), let peak = kilobytes("VmHWM") else { throw BenchError("no VmRSS/VmHWM in /proc/\(pid)/status") }
         return (rss, peak)

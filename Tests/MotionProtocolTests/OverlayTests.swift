@@ -9,7 +9,8 @@ import MotionProtocol
 struct OverlayTests {
     /// `json` (an object, as a client sends it) applied over the default detector parameters.
     static func detectors(_ json: String) throws(ProtocolError) -> DetectorConfiguration {
-        try Overlay.apply(jsonObject(json) ?? [:], to: DetectorConfiguration(), path: "detectors")
+        guard case .object(let object) = try? JSONValue.parse(Array(json.utf8)) else { return DetectorConfiguration() }
+        return try Overlay.apply(object, to: DetectorConfiguration(), path: "detectors")
     }
 
     @Test("a partial nested object changes only its keys and keeps every other default")

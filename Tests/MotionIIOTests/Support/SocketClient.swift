@@ -167,13 +167,6 @@ struct ServedDaemon {
         return process.stop()
     }
 
-    /// The daemon's resident memory, kB (VmRSS).
-    var residentKilobytes: Int {
-        let status = (try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8)) ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
-        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
-    }
-
     /// Open file descriptors of the daemon.
     var descriptorCount: Int {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.pid)/fd").count) ?? -1
