@@ -2,22 +2,26 @@ import DequeModule
 import MotionProtocol
 
 /// One client's bounded queue of outgoing messages (R41). A client that reads slowly or not
-/// at all costs at most `sampleCapacity + eventCapacity` queued messages plus one per state
-/// key and the replies to its requests in flight:
-/// - samples beyond `sampleCapacity` push out the oldest sample, counted per stream;
+/// at all costs at most `sampleCapacity` messages or `sampleByteCapacity` bytes of samples,
+/// `eventCapacity` events, one message per state key and the replies to its requests in
+/// flight:
+/// - samples beyond either sample limit push out the oldest sample, counted per stream;
 /// - a state (orientation, calibration, a sensor's availability) replaces the queued older one
 ///   of the same key: the client always learns the latest state, never a stale one;
 /// - events beyond `eventCapacity` push out the oldest event, counted;
 /// - replies and control messages are always kept.
 /// Counted drops become `dropped` messages once the queue has room again, or every second
-/// while it has not (``takeDropReports(now:)``). The message being written (partly sent) is never removed.
+/// /// while it has not (``takeDropReports(now:)``). The message being written (partly sent) is
+/// never removed.
 struct SendQueue: Sendable {
     let sampleCapacity: Int
+    let sampleByteCapacity: Int
     let eventCapacity: Int
     private var entries: Deque<OutgoingMessage> = []
     /// Bytes of the first entry already written.
     private(set) var headOffset = 0
     private var samples = 0
+    private var sampleBytes = 0
     private var events = 0
     /// Drops not yet reported, and all drops since the connection opened, per stream.
     private var unreported: [StreamName: Int] = [:]
@@ -26,12 +30,17 @@ struct SendQueue: Sendable {
     /// Seconds between drop reports while a client stays behind.
     static let reportInterval = 1.0
 
-    /// A client's limits: about 5 s of one stream at 100 Hz, and 256 events.
+    /// A client's limits: 512 samples, or 128 KiB of them (about 2.3 s of device motion at
+    /// 100 Hz, 5 s of a raw sensor), and 256 events. A thousand lagging clients cost at most
+    /// 128 MiB of samples.
     static let defaultSampleCapacity = 512
+    static let defaultSampleByteCapacity = 128 * 1024
     static let defaultEventCapacity = 256
 
-    init(sampleCapacity: Int = defaultSampleCapacity, eventCapacity: Int = defaultEventCapacity) {
+    init(sampleCapacity: Int = defaultSampleCapacity, sampleByteCapacity: Int = defaultSampleByteCapacity,
+         eventCapacity: Int = defaultEventCapacity) {
         self.sampleCapacity = sampleCapacity
+        self.sampleByteCapacity = sampleByteCapacity
         self.eventCapacity = eventCapacity
     }
 
@@ -42,11 +51,13 @@ struct SendQueue: Sendable {
     mutating func enqueue(_ message: OutgoingMessage) {
         switch message.delivery {
         case .sample:
-            if samples >= sampleCapacity, let index = firstRemovable(where: { if case .sample = $0 { true } else { false } }) {
+            while samples >= sampleCapacity || sampleBytes + message.bytes.count > sampleByteCapacity,
+                  let index = firstRemovable(where: { if case .sample = $0 { true } else { false } }) {
                 if case .sample(let old) = entries[index].delivery { count(drop: old) }
                 remove(at: index)
             }
             samples += 1
+            sampleBytes += message.bytes.count
         case .event:
             if events >= eventCapacity, let index = firstRemovable(where: { if case .event = $0 { true } else { false } }) {
                 if case .event(let old) = entries[index].delivery { count(drop: old) }
@@ -75,7 +86,9 @@ struct SendQueue: Sendable {
 
     private mutating func remove(at index: Int) {
         switch entries[index].delivery {
-        case .sample: samples -= 1
+        case .sample:
+            samples -= 1
+            sampleBytes -= entries[index].bytes.count
         case .event: events -= 1
         default: break
         }
@@ -119,7 +132,8 @@ struct SendQueue: Sendable {
         // report once it drains, one that stays behind a second later.
         let since = lastReport ?? now
         lastReport = since
-        guard samples <= sampleCapacity / 2 || now - since >= Self.reportInterval else { return [] }
+        let drained = samples <= sampleCapacity / 2 && sampleBytes <= sampleByteCapacity / 2
+        guard drained || now - since >= Self.reportInterval else { return [] }
         lastReport = now
         let reports = unreported.sorted { $0.key.rawValue < $1.key.rawValue }.map { stream, count in
             OutgoingMessage(.dropped(stream: stream, count: count, total: totalDropped[stream] ?? count))

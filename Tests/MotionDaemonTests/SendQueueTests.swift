@@ -168,4 +168,16 @@ struct SendQueueTests {
         #expect(queue.takeDropReports(now: 101.5).isEmpty)
         #expect(queue.takeDropReports(now: 102).map(\.message) == [.dropped(stream: .accelerometer, count: 2, total: 8)])
     }
+
+    @Test("samples are also bounded in bytes: the oldest go until the newest fits")
+    func sampleBytesBounded() {
+        let samples = (0..<6).map { Self.sample(at: Double($0)) }
+        let size = samples[0].bytes.count
+        #expect(samples.allSatisfy { $0.bytes.count == size })
+        var queue = SendQueue(sampleCapacity: 100, sampleByteCapacity: 3 * size, eventCapacity: 4)
+        for message in samples { queue.enqueue(message) }
+        #expect(Self.contents(queue) == Self.text(Array(samples[3...])))
+        #expect(queue.totalDropped == [.accelerometer: 3])
+        #expect(queue.queuedBytes == 3 * size)
+    }
 }
