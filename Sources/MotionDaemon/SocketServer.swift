@@ -48,7 +48,6 @@ final class SocketServer: @unchecked Sendable {
 
     /// Binds and starts accepting.
     func start() throws(SocketError) {
-        UnixSocket.raiseDescriptorLimit()
         let fd = try UnixSocket.listen(path: path, mode: mode)
         queue.sync {
             listener = fd

@@ -106,17 +106,4 @@ enum UnixSocket {
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         return fd
     }
-
-    /// Raises the soft limit on open files to the hard limit (a thousand clients need a
-    /// thousand descriptors; the default soft limit is 1024). Returns the limit in force.
-    @discardableResult
-    static func raiseDescriptorLimit() -> Int {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
-        if limit.rlim_cur < limit.rlim_max {
-            limit.rlim_cur = limit.rlim_max
-            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        }
-        return Int(min(limit.rlim_cur, rlim_t(Int.max)))
-    }
 }

@@ -48,12 +48,20 @@ final class DaemonConnection {
 
     /// Connects and reads the hello.
     init(path: String) throws(Failure) {
+        fd = try Self.connectSocket(path: path)
+        guard case .hello = try next() else { throw .protocolError(ProtocolError(.invalidValue, "the first message was not a hello")) }
+    }
+
+    /// A blocking, close-on-exec connection to the Unix socket at `path`, nothing read or sent
+    /// yet; the caller owns the descriptor. Also the daemon benchmark's way in for each client.
+    static func connectSocket(path: String) throws(Failure) -> Int32 {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
         guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw .unreachable(path: path, reason: "path too long") }
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .unreachable(path: path, reason: "socket: \(String(cString: strerror(errno)))") }
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
@@ -62,7 +70,7 @@ final class DaemonConnection {
             close(fd)
             throw .unreachable(path: path, reason: reason)
         }
-        guard case .hello = try next() else { throw .protocolError(ProtocolError(.invalidValue, "the first message was not a hello")) }
+        return fd
     }
 
     deinit { close(fd) }

@@ -150,6 +150,7 @@ struct Motiond: ParsableCommand {
         }
         let options = Daemon.Options(socketPath: socketPath, printing: printing, sensors: Set(sensors), printPeriod: interval,
                                      count: count, duration: duration, detectors: DetectorConfiguration(), stateFile: stateFile)
+        if socketPath != nil { DescriptorLimit.raise() }
         Daemon(source: made, configuration: configuration, options: options, logger: logger).run()
     }
 }
