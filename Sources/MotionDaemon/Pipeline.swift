@@ -153,7 +153,7 @@ final class Pipeline: @unchecked Sendable {
                 if client == .local { logger.notice(message) } else { logger.debug(message) }
             }
         case .availability(let kind, let availability):
-            if kind == .magnetometer { engine.magnetometerPresent = availability.isAvailable }
+            if kind == .magnetometer { engine.magnetometerPresent = availability.isAvailable && allowed.contains(kind) }
             let changed = sensors[kind]?.isAvailable != availability.isAvailable
             sensors[kind] = availability
             let message: Logger.Message = "\(kind) \(availability.isAvailable ? "available" : "unavailable"): \(availability.reason)"
