@@ -50,7 +50,7 @@ let package = Package(
         .target(
             name: "MotionDaemon",
             dependencies: [
-                "MotionCore", "MotionIIO", "MotionProtocol", "CMalloc",
+                "MotionCore", "MotionIIO", "MotionProtocol", "CMalloc", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
