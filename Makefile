@@ -8,6 +8,7 @@ BINDIR      ?= $(PREFIX)/bin
 SYSCONFDIR  ?= /etc
 UNITDIR     ?= $(PREFIX)/lib/systemd/system
 UDEVDIR     ?= $(PREFIX)/lib/udev/rules.d
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 SWIFT       ?= swift
 SWIFTFLAGS  ?=
 # Release binaries carry the Swift runtime (installed ones must not need a toolchain, and the
@@ -71,11 +72,13 @@ install: build
 	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(UDEVDIR) $(DESTDIR)$(SYSCONFDIR)/default
 	sed 's|@BINDIR@|$(BINDIR)|g' systemd/motiond.service > $(DESTDIR)$(UNITDIR)/motiond.service
 	chmod 644 $(DESTDIR)$(UNITDIR)/motiond.service
+	install -m644 systemd/motiond.socket $(DESTDIR)$(UNITDIR)/motiond.socket
+	install -Dm644 systemd/motiond.sysusers $(DESTDIR)$(SYSUSERSDIR)/motiond.conf
 	install -m644 udev/70-motiond.rules $(DESTDIR)$(UDEVDIR)/70-motiond.rules
 	[ -e $(DESTDIR)$(SYSCONFDIR)/default/motiond ] || install -m644 etc/default/motiond $(DESTDIR)$(SYSCONFDIR)/default/motiond
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/motiond $(DESTDIR)$(BINDIR)/motionctl $(DESTDIR)$(UNITDIR)/motiond.service $(DESTDIR)$(UDEVDIR)/70-motiond.rules
+	rm -f $(DESTDIR)$(BINDIR)/motiond $(DESTDIR)$(BINDIR)/motionctl $(DESTDIR)$(UNITDIR)/motiond.service $(DESTDIR)$(UNITDIR)/motiond.socket $(DESTDIR)$(SYSUSERSDIR)/motiond.conf $(DESTDIR)$(UDEVDIR)/70-motiond.rules
 
 clean:
 	rm -rf .build

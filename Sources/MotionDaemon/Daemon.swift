@@ -8,7 +8,8 @@ import MotionProtocol
 /// The running daemon: the pipeline, the socket server and the daemon's own printing, and
 /// their lifecycle. SIGTERM and SIGINT stop the source (buffers disabled, triggers detached),
 /// save the engine state, say goodbye to every client and exit 0; so do `--count` and
-/// `--duration`.
+/// `--duration`. Under systemd it reports readiness, status and watchdog pings (sd_notify) and
+/// adopts a socket systemd passes (socket activation).
 public final class Daemon: @unchecked Sendable {
     /// What the daemon prints on standard output itself (besides serving the socket).
     public enum Printing: Sendable {
@@ -55,6 +56,7 @@ public final class Daemon: @unchecked Sendable {
     /// Serialises the ending (signals, count, duration may race).
     private let lifecycle = DispatchQueue(label: "motiond.lifecycle")
     private var ending = false
+    private let notifier = SystemdNotifier()
 
     public init(source: MotionSource, configuration: MotionEngine.Configuration, options: Options, logger: Logger) {
         self.source = source
@@ -71,10 +73,12 @@ public final class Daemon: @unchecked Sendable {
         // A closed output pipe or client socket is an error to handle, not a reason to die
         // before the buffers are disabled.
         signal(SIGPIPE, SIG_IGN)
-        for number in [SIGINT, SIGTERM] {
+        for number in [SIGINT, SIGTERM, SIGHUP] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: lifecycle)
-            source.setEventHandler { [unowned self] in finish(number == SIGTERM ? "SIGTERM" : "SIGINT") }
+            source.setEventHandler { [unowned self] in
+                if number == SIGHUP { reload() } else { finish(number == SIGTERM ? "SIGTERM" : "SIGINT") }
+            }
             source.resume()
             signals.append(source)
         }
@@ -114,16 +118,26 @@ public final class Daemon: @unchecked Sendable {
             exit(1)
         }
         do {
-            try server?.start()
+            try server?.start(adopting: SocketActivation.listeningSocket())
         } catch {
             logger.error("cannot serve clients: \(error)")
             pipeline.stop()
             exit(1)
         }
+        pipeline.startHousekeeping(notifier: notifier) { server?.clientCount ?? 0 }
+        notifier.ready(status: pipeline.statusLine(clients: 0))
         if let duration = options.duration {
             lifecycle.asyncAfter(deadline: .now() + duration) { [unowned self] in finish("--duration elapsed") }
         }
         dispatchMain()
+    }
+
+    /// SIGHUP (`systemctl reload`): there is no configuration file to read again yet, so the
+    /// daemon says so and carries on unchanged.
+    private func reload() {
+        notifier.reloading()
+        logger.notice("reload requested (SIGHUP): no configuration file in use, nothing to reload")
+        notifier.reloaded(status: pipeline.statusLine(clients: server?.clientCount ?? 0))
     }
 
     /// Stops everything in order and exits 0.
@@ -132,6 +146,7 @@ public final class Daemon: @unchecked Sendable {
             guard !ending else { return }
             ending = true
             logger.info("stopping: \(why)")
+            notifier.stopping(why)
             pipeline.stop()
             printer?.drain()
             server?.stop(reason: "motiond is stopping (\(why))")

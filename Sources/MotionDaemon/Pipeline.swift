@@ -90,6 +90,38 @@ final class Pipeline: @unchecked Sendable {
         }
     }
 
+    /// Pings the systemd watchdog from this queue (a stalled pipeline stops the pings and gets
+    /// the service restarted) and keeps `systemctl status` current, at least every 2 s.
+    func startHousekeeping(notifier: SystemdNotifier, clients: @escaping @Sendable () -> Int) {
+        let interval = min(notifier.watchdogInterval.map { $0 / 2 } ?? 2, 2)
+        queue.async { [self] in
+            var shown = ""
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.schedule(deadline: .now(), repeating: interval)
+            timer.setEventHandler { [unowned self] in
+                if notifier.watchdogInterval != nil { notifier.watchdog() }
+                let text = statusLine(clients: clients())
+                if text != shown {
+                    notifier.status(text)
+                    shown = text
+                }
+            }
+            timer.resume()
+            timers.append(timer)
+        }
+    }
+
+    /// One line for `systemctl status`: clients, the sensors being read, the compass.
+    func statusLine(clients: Int) -> String {
+        let reading = SensorKind.allCases.compactMap { kind in
+            request.periods[kind].map { "\(kind) every \(SysfsNumber.format($0 * 1000)) ms" }
+        }
+        let clientText = clients == 1 ? "1 client" : "\(clients) clients"
+        let sensorText = reading.isEmpty ? "sensors idle" : reading.joined(separator: ", ")
+        let missing = SensorKind.allCases.filter { sensors[$0]?.isAvailable == false }.map(\.rawValue)
+        return "\(clientText); \(sensorText)" + (missing.isEmpty ? "" : "; no \(missing.joined(separator: ", "))")
+    }
+
     // MARK: - Clients (called from the server's queue)
 
     /// A client connected: it gets the hello.

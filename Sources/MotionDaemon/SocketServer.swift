@@ -46,9 +46,18 @@ final class SocketServer: @unchecked Sendable {
         self.logger = logger
     }
 
-    /// Binds and starts accepting.
-    func start() throws(SocketError) {
-        let fd = try UnixSocket.listen(path: path, mode: mode)
+    /// Whether the listening socket came from systemd (then systemd owns its file).
+    private var activated = false
+
+    /// Starts accepting: on `adopted` (a socket systemd passed) or on a socket bound here.
+    func start(adopting adopted: Int32? = nil) throws(SocketError) {
+        let fd: Int32
+        if let adopted {
+            fd = adopted
+        } else {
+            fd = try UnixSocket.listen(path: path, mode: mode)
+        }
+        activated = adopted != nil
         queue.sync {
             listener = fd
             let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
@@ -56,7 +65,7 @@ final class SocketServer: @unchecked Sendable {
             source.resume()
             acceptSource = source
         }
-        logger.info("listening on \(path)")
+        logger.info("listening on \(path)\(activated ? " (socket passed by systemd)" : "")")
     }
 
     /// Messages from the pipeline (called on the pipeline's queue): each goes into its client's
@@ -86,7 +95,8 @@ final class SocketServer: @unchecked Sendable {
             acceptSource = nil
             if listener >= 0 { Glibc.close(listener) }
             listener = -1
-            unlink(path)
+            // A socket systemd passed stays systemd's: it keeps listening for the next start.
+            if !activated { unlink(path) }
             let all = clients.withLock { clients in
                 defer { clients = [:] }
                 return clients.values.sorted { $0.id < $1.id }

@@ -1,3 +1,6 @@
+// sd-daemon.h includes <sys/socket.h>: once CSystemd is in the module, whole-module builds
+// take SOCK_STREAM and friends from it rather than from Glibc.
+import CSystemd
 import Glibc
 
 /// A failed socket call: the operation, the path it concerned, and errno.

@@ -1,0 +1,134 @@
+import Foundation
+import Glibc
+import MotionProtocol
+import Testing
+
+/// motiond as a systemd service: the unit files pass `systemd-analyze verify` without a single
+/// warning and `systemd-analyze security` under 2.0; the daemon reports READY/STATUS/WATCHDOG
+/// on a test `NOTIFY_SOCKET`, handles SIGHUP as a reload, and adopts a socket passed by
+/// `systemd-socket-activate`.
+@Suite("systemd integration")
+struct SystemdTests {
+    /// The unit files as `make install` writes them, with ExecStart pointing at the motiond under
+    /// test, in a fresh directory.
+    static func installedUnits() throws -> URL {
+        let dir = try Emulation.temporaryDirectory()
+        let bindir = URL(fileURLWithPath: Emulation.motiond).deletingLastPathComponent().path
+        let service = try String(contentsOfFile: Emulation.packageRoot.appendingPathComponent("systemd/motiond.service").path, encoding: .utf8)
+        try service.replacingOccurrences(of: "@BINDIR@", with: bindir)
+            .write(to: dir.appendingPathComponent("motiond.service"), atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(at: Emulation.packageRoot.appendingPathComponent("systemd/motiond.socket"),
+                                         to: dir.appendingPathComponent("motiond.socket"))
+        return dir
+    }
+
+    static var hasSystemdAnalyze: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze") }
+
+    @Test("the service and socket units verify without a warning", .enabled(if: hasSystemdAnalyze, "systemd-analyze is not installed"))
+    func unitsVerify() async throws {
+        let dir = try Self.installedUnits()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let result = try await Emulation.run(["sh", "-c", "cd '\(dir.path)' && systemd-analyze verify motiond.service motiond.socket"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.isEmpty && result.stdout.isEmpty, "warnings: \(result.stderr)\(result.stdout)")
+    }
+
+    @Test("the service's exposure (systemd-analyze security) is at most 2.0", .enabled(if: hasSystemdAnalyze, "systemd-analyze is not installed"))
+    func exposure() async throws {
+        let dir = try Self.installedUnits()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let result = try await Emulation.run(["sh", "-c", "cd '\(dir.path)' && systemd-analyze security --offline=yes motiond.service"])
+        let line = try #require(result.stdout.split(separator: "\n").first { $0.contains("Overall exposure level for motiond.service") })
+        let score = try #require(Double(line.split(separator: ":").last?.split(separator: " ").first ?? ""), "\(line)")
+        #expect(score <= 2.0, "\(line)")
+    }
+
+    /// A datagram socket standing in for systemd's notification socket.
+    final class NotifyReceiver: @unchecked Sendable {
+        let path: String
+        private let fd: Int32
+        private(set) var messages: [String] = []
+
+        init(in directory: URL) throws {
+            path = directory.appendingPathComponent("notify.sock").path
+            fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            guard bound == 0 else { throw TestFailure("cannot bind \(path)") }
+        }
+
+        deinit { close(fd) }
+
+        /// Collects datagrams until `condition` holds on them or `timeout` seconds pass.
+        func wait(timeout: Double, until condition: ([String]) -> Bool) async -> Bool {
+            let deadline = Date().addingTimeInterval(timeout)
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while Date() < deadline {
+                let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if n > 0 {
+                    messages.append(String(decoding: buffer[0..<n], as: UTF8.self))
+                    if condition(messages) { return true }
+                } else {
+                    try? await Task.sleep(for: .milliseconds(10))
+                }
+            }
+            return condition(messages)
+        }
+    }
+
+    @Test("READY=1 with a status once serving, STATUS as clients come, WATCHDOG=1 from the pipeline, RELOADING on SIGHUP, STOPPING on SIGTERM")
+    func notify() async throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let receiver = try NotifyReceiver(in: dir)
+        var environment = RunningProcess.plainEnvironment
+        environment["NOTIFY_SOCKET"] = receiver.path
+        environment["WATCHDOG_USEC"] = "400000"
+        let socketPath = dir.appendingPathComponent("motiond.sock").path
+        let daemon = try RunningProcess([Emulation.motiond, "--source", "sim:", "--socket", socketPath], environment: environment)
+        defer { daemon.terminate() }
+
+        #expect(await receiver.wait(timeout: 10) { $0.contains { $0.hasPrefix("READY=1\nSTATUS=0 clients; sensors idle") } }, "\(receiver.messages)")
+        // Ready means serving: the socket answers at once.
+        let client = try await SocketClient(path: socketPath, timeout: 0.5)
+        #expect(try await client.next(type: "hello") != nil)
+        try await client.send(.subscribe(.init(id: 1, stream: .orientation)))
+        #expect(await receiver.wait(timeout: 5) { $0.contains("STATUS=1 client; accelerometer every 20 ms") }, "\(receiver.messages)")
+        // Pings every half watchdog period (0.2 s).
+        let pings = receiver.messages.filter { $0 == "WATCHDOG=1" }.count
+        #expect(await receiver.wait(timeout: 3) { $0.filter { $0 == "WATCHDOG=1" }.count >= pings + 4 }, "\(receiver.messages)")
+
+        kill(daemon.pid, SIGHUP)
+        #expect(await receiver.wait(timeout: 5) { messages in
+            guard let reloading = messages.lastIndex(of: "RELOADING=1") else { return false }
+            return messages[(reloading + 1)...].contains { $0.hasPrefix("READY=1\nSTATUS=1 client") }
+        }, "\(receiver.messages)")
+        #expect(daemon.isRunning, "a reload does not stop the daemon")
+
+        #expect(daemon.stop() == 0)
+        #expect(await receiver.wait(timeout: 2) { $0.last == "STOPPING=1\nSTATUS=stopping: SIGTERM" }, "\(receiver.messages)")
+        #expect(daemon.stderr.contains("reload requested (SIGHUP)"))
+    }
+
+    @Test("socket activation: the daemon adopts the socket systemd-socket-activate passes and leaves it in place",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate"), "systemd-socket-activate is not installed"))
+    func socketActivation() async throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let socketPath = dir.appendingPathComponent("activated.sock").path
+        let activator = try RunningProcess(["systemd-socket-activate", "-l", socketPath, Emulation.motiond, "--source", "sim:", "--socket", socketPath])
+        defer { activator.terminate() }
+        // The first connection starts the daemon on the passed socket.
+        let client = try await SocketClient(path: socketPath)
+        #expect(try await client.next(type: "hello") != nil)
+        try await client.send(.status(id: 1))
+        #expect((try await client.reply(1)?["status"] as? [String: Any])?["source"] as? String == "sim:")
+        #expect(await activator.wait(timeout: 5) { $0.stderr.contains("listening on \(socketPath) (socket passed by systemd)") }, "\(activator.stderr)")
+        #expect(activator.stop() == 0)
+        #expect(FileManager.default.fileExists(atPath: socketPath), "the socket belongs to systemd, not to the daemon")
+    }
+}
