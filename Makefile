@@ -75,10 +75,13 @@ install: build
 	install -m644 systemd/motiond.socket $(DESTDIR)$(UNITDIR)/motiond.socket
 	install -Dm644 systemd/motiond.sysusers $(DESTDIR)$(SYSUSERSDIR)/motiond.conf
 	install -m644 udev/70-motiond.rules $(DESTDIR)$(UDEVDIR)/70-motiond.rules
+	install -Dm644 udev/61-motiond-mount-matrix.hwdb.example $(DESTDIR)$(PREFIX)/share/doc/motiond/61-motiond-mount-matrix.hwdb.example
 	[ -e $(DESTDIR)$(SYSCONFDIR)/default/motiond ] || install -m644 etc/default/motiond $(DESTDIR)$(SYSCONFDIR)/default/motiond
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/motiond $(DESTDIR)$(BINDIR)/motionctl $(DESTDIR)$(UNITDIR)/motiond.service $(DESTDIR)$(UNITDIR)/motiond.socket $(DESTDIR)$(SYSUSERSDIR)/motiond.conf $(DESTDIR)$(UDEVDIR)/70-motiond.rules
+	rm -f $(DESTDIR)$(PREFIX)/share/doc/motiond/61-motiond-mount-matrix.hwdb.example
+	rmdir $(DESTDIR)$(PREFIX)/share/doc/motiond 2>/dev/null || true
 
 clean:
 	rm -rf .build

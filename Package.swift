@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // Pure, deterministic motion model: no I/O, no C, no Dispatch.
@@ -53,6 +54,7 @@ let package = Package(
                 "MotionCore", "MotionIIO", "MotionProtocol", "CMalloc", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
 

@@ -32,9 +32,11 @@ public final class Daemon: @unchecked Sendable {
         public var duration: Double?
         public var detectors: DetectorConfiguration
         public var stateFile: String?
+        /// Seconds between saves of a changing engine state.
+        public var stateSaveInterval: Double
 
         public init(socketPath: String?, printing: Printing, sensors: Set<SensorKind>, printPeriod: Double, count: Int?,
-                    duration: Double?, detectors: DetectorConfiguration, stateFile: String?) {
+                    duration: Double?, detectors: DetectorConfiguration, stateFile: String?, stateSaveInterval: Double = 30) {
             self.socketPath = socketPath
             self.printing = printing
             self.sensors = sensors
@@ -43,6 +45,7 @@ public final class Daemon: @unchecked Sendable {
             self.duration = duration
             self.detectors = detectors
             self.stateFile = stateFile
+            self.stateSaveInterval = stateSaveInterval
         }
     }
 
@@ -62,7 +65,7 @@ public final class Daemon: @unchecked Sendable {
         self.source = source
         self.options = options
         self.logger = logger
-        let store = options.stateFile.map { EngineStateStore(path: $0, logger: logger) }
+        let store = options.stateFile.map { EngineStateStore(path: $0, minimumInterval: options.stateSaveInterval, logger: logger) }
         pipeline = Pipeline(source: source, engine: MotionEngine(configuration: configuration, restoring: store?.load()),
                             detectors: options.detectors, allowed: options.sensors, store: store, logger: logger)
     }
@@ -125,7 +128,7 @@ public final class Daemon: @unchecked Sendable {
             exit(1)
         }
         pipeline.startHousekeeping(notifier: notifier) { server?.clientCount ?? 0 }
-        notifier.ready(status: pipeline.statusLine(clients: 0))
+        notifier.ready(status: pipeline.currentStatusLine(clients: 0))
         if let duration = options.duration {
             lifecycle.asyncAfter(deadline: .now() + duration) { [unowned self] in finish("--duration elapsed") }
         }
@@ -137,7 +140,7 @@ public final class Daemon: @unchecked Sendable {
     private func reload() {
         notifier.reloading()
         logger.notice("reload requested (SIGHUP): no configuration file in use, nothing to reload")
-        notifier.reloaded(status: pipeline.statusLine(clients: server?.clientCount ?? 0))
+        notifier.reloaded(status: pipeline.currentStatusLine(clients: server?.clientCount ?? 0))
     }
 
     /// Stops everything in order and exits 0.

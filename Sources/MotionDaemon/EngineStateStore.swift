@@ -1,15 +1,31 @@
 import FoundationEssentials
+import Glibc
 import Logging
 import MotionCore
 
 /// Keeps the motion engine's persistent state (gyroscope bias, magnetometer calibration,
 /// applied axis correction) in a JSON file, so a restarted daemon does not come back
-/// uncalibrated. Writes are atomic (temporary file + rename). A file that cannot be decoded is
-/// never overwritten blindly: it is moved aside to `PATH.corrupt` with an error naming it, and
-/// the engine starts fresh.
-struct EngineStateStore {
+/// uncalibrated — even after a crash or `kill -9`, since changes are saved as they happen (at
+/// most every `minimumInterval` seconds) and again at exit.
+///
+/// Writes are atomic and durable: a temporary file in the same directory, fsync, rename, fsync
+/// of the directory. A file that cannot be decoded is never overwritten: it is moved aside to
+/// `PATH.corrupt` with an error naming it and the engine starts fresh; if it cannot even be
+/// moved, saving stays off for this run. Used from the pipeline queue only.
+final class EngineStateStore: @unchecked Sendable {
     let path: String
-    let logger: Logger
+    /// Seconds between saves of a changing state.
+    let minimumInterval: Double
+    private let logger: Logger
+    private var lastSaved: MotionEngine.PersistentState?
+    private var lastSaveTime = -Double.infinity
+    private var savingDisabled = false
+
+    init(path: String, minimumInterval: Double = 30, logger: Logger) {
+        self.path = path
+        self.minimumInterval = minimumInterval
+        self.logger = logger
+    }
 
     /// The saved state, or nil when there is none (or it was unreadable, which is logged).
     func load() -> MotionEngine.PersistentState? {
@@ -21,26 +37,92 @@ struct EngineStateStore {
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
             let state = try JSONDecoder().decode(MotionEngine.PersistentState.self, from: data)
             logger.info("engine state restored from \(path): magnetometer calibration \(state.magnetometerCalibration.accuracy)")
+            lastSaved = state
             return state
         } catch {
             let aside = path + ".corrupt"
             try? FileManager.default.removeItem(atPath: aside)
-            let moved = (try? FileManager.default.moveItem(atPath: path, toPath: aside)) != nil
-            logger.error("cannot read engine state \(path): \(error); \(moved ? "moved it to \(aside) and " : "")starting uncalibrated")
+            if (try? FileManager.default.moveItem(atPath: path, toPath: aside)) != nil {
+                logger.error("cannot read engine state \(path): \(error); moved it to \(aside) and starting uncalibrated")
+            } else {
+                savingDisabled = true
+                logger.error("cannot read engine state \(path): \(error); cannot move it aside either, so it is left as it is and nothing is saved this run")
+            }
             return nil
         }
     }
 
-    /// Saves `state` atomically; failures are logged, never fatal.
+    /// Saves `state` if it changed in a way worth keeping since the last save and the last save
+    /// is at least `minimumInterval` old; `now` is any monotonic clock in seconds.
+    func saveIfChanged(_ state: MotionEngine.PersistentState, now: Double) {
+        guard now - lastSaveTime >= minimumInterval, Self.differs(state, from: lastSaved) else { return }
+        lastSaveTime = now
+        save(state)
+    }
+
+    /// Saves `state` now (at exit); failures are logged, never fatal.
     func save(_ state: MotionEngine.PersistentState) {
+        guard !savingDisabled else { return }
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            let url = URL(fileURLWithPath: path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try encoder.encode(state).write(to: url, options: .atomic)
+            try write(encoder.encode(state))
+            lastSaved = state
+            logger.debug("engine state saved to \(path)")
         } catch {
             logger.error("cannot save engine state to \(path): \(error)")
         }
+    }
+
+    /// A change worth a write: any calibration or correction change, or the gyroscope bias
+    /// moving by more than 0.001 rad/s (0.06 °/s) on an axis; not the bias's constant jitter.
+    static func differs(_ state: MotionEngine.PersistentState, from saved: MotionEngine.PersistentState?) -> Bool {
+        guard let saved else { return true }
+        let bias = state.gyroscopeBias - saved.gyroscopeBias
+        return state.magnetometerCalibration != saved.magnetometerCalibration || state.gyroscopeCorrection != saved.gyroscopeCorrection
+            || max(abs(bias.x), abs(bias.y), abs(bias.z)) > 0.001
+    }
+
+    /// Writes `data` to `path` durably: temporary file, fsync, rename, fsync of the directory.
+    private func write(_ data: Data) throws {
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        if !directory.isEmpty { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        let temporary = path + ".tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StoreError(operation: "create", path: temporary, code: errno) }
+        var failure: StoreError?
+        data.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else {
+                    failure = StoreError(operation: "write", path: temporary, code: errno)
+                    return
+                }
+            }
+        }
+        if failure == nil && fsync(fd) != 0 { failure = StoreError(operation: "fsync", path: temporary, code: errno) }
+        close(fd)
+        if let failure {
+            unlink(temporary)
+            throw failure
+        }
+        guard rename(temporary, path) == 0 else {
+            let error = StoreError(operation: "rename into place", path: path, code: errno)
+            unlink(temporary)
+            throw error
+        }
+        let directoryFD = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryFD >= 0 {
+            _ = fsync(directoryFD)
+            close(directoryFD)
+        }
+    }
+
+    private struct StoreError: Error, CustomStringConvertible {
+        let operation: String
+        let path: String
+        let code: Int32
+        var description: String { "\(operation) \(path): \(String(cString: strerror(code)))" }
     }
 }

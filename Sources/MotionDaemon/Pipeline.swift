@@ -60,9 +60,12 @@ final class Pipeline: @unchecked Sendable {
             self.outbox = outbox
             request = SensorDemand.request(publisher.needs, allowed: allowed)
             if let store {
+                // Changes are saved as they happen (at most every `minimumInterval`), so even a
+                // crash loses little calibration.
+                let check = min(store.minimumInterval, 5)
                 let timer = DispatchSource.makeTimerSource(queue: queue)
-                timer.schedule(deadline: .now() + 60, repeating: 60)
-                timer.setEventHandler { [unowned self] in store.save(engine.persistentState) }
+                timer.schedule(deadline: .now() + check, repeating: check)
+                timer.setEventHandler { [unowned self] in store.saveIfChanged(engine.persistentState, now: BootClock.now()) }
                 timer.resume()
                 timers.append(timer)
             }
@@ -111,8 +114,13 @@ final class Pipeline: @unchecked Sendable {
         }
     }
 
-    /// One line for `systemctl status`: clients, the sensors being read, the compass.
-    func statusLine(clients: Int) -> String {
+    /// One line for `systemctl status`, from any queue but the pipeline's.
+    func currentStatusLine(clients: Int) -> String {
+        queue.sync { statusLine(clients: clients) }
+    }
+
+    /// One line for `systemctl status`: clients, the sensors being read, missing sensors.
+    private func statusLine(clients: Int) -> String {
         let reading = SensorKind.allCases.compactMap { kind in
             request.periods[kind].map { "\(kind) every \(SysfsNumber.format($0 * 1000)) ms" }
         }

@@ -1,13 +1,23 @@
 import CSystemd
+import Dispatch
+import Synchronization
 
 /// Tells systemd how the service is doing (sd_notify): `READY=1` once sensors are discovered
 /// and the socket listens, `STATUS=` lines for `systemctl status`, `WATCHDOG=1` pings, and
 /// `RELOADING=1`/`STOPPING=1`. Without `NOTIFY_SOCKET` (not started by systemd as
 /// `Type=notify`) every call does nothing.
-struct SystemdNotifier: Sendable {
+///
+/// sd_notify is a blocking send, so pings and status lines, which come from the pipeline
+/// queue, are handed to a queue of their own and coalesced: the pipeline never waits on the
+/// notification socket, and a stalled notification socket costs one pending ping and one
+/// pending status, not a growing backlog.
+final class SystemdNotifier: Sendable {
     /// The watchdog period systemd expects pings within (`WatchdogSec=`), seconds; nil when
     /// the watchdog is off.
     let watchdogInterval: Double?
+    private let queue = DispatchQueue(label: "motiond.notify")
+    private let pingPending = Atomic<Bool>(false)
+    private let pendingStatus = Mutex<String?>(nil)
 
     init() {
         var microseconds: UInt64 = 0
@@ -18,14 +28,28 @@ struct SystemdNotifier: Sendable {
         send("READY=1\nSTATUS=\(status)")
     }
 
+    /// A new status line (from any queue; sent off it).
     func status(_ text: String) {
-        send("STATUS=\(text)")
+        let first = pendingStatus.withLock { pending in
+            defer { pending = text }
+            return pending == nil
+        }
+        guard first else { return }
+        queue.async { [self] in
+            if let text = pendingStatus.withLock({ pending in defer { pending = nil }; return pending }) {
+                send("STATUS=\(text)")
+            }
+        }
     }
 
-    /// Sent from the pipeline queue itself: if the pipeline stalls, the pings stop and systemd
-    /// restarts the service.
+    /// Called from the pipeline queue itself: if the pipeline stalls, the pings stop and
+    /// systemd restarts the service.
     func watchdog() {
-        send("WATCHDOG=1")
+        guard !pingPending.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        queue.async { [self] in
+            pingPending.store(false, ordering: .releasing)
+            send("WATCHDOG=1")
+        }
     }
 
     func reloading() {

@@ -183,11 +183,12 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
             do {
                 buffered = try BufferedReader(device: device, sensors: sensors, period: period, devices: context.devices, output: output, logger: logger)
             } catch {
-                logger.notice("\(device): \(error); polling \(what) through sysfs instead")
+                logger.notice("\(device): \(error); polling \(what) through sysfs instead", metadata: Self.metadata(deviceID, sensors.map(\.kind)))
             }
         }
         let reader: DeviceReader = buffered ?? PollingReader(device: device, sensors: sensors, period: period, output: output, logger: logger)
-        logger.info("reading \(what) from \(device), \(reader.mode), every \(SysfsNumber.format(period * 1000)) ms")
+        logger.info("reading \(what) from \(device), \(reader.mode), every \(SysfsNumber.format(period * 1000)) ms",
+                    metadata: Self.metadata(deviceID, sensors.map(\.kind)))
         readers[deviceID] = ActiveReader(sensors: sensors, period: period, reader: reader, identity: identity)
         // Availability is announced before the first sample can arrive.
         for sensor in sensors {
@@ -202,10 +203,11 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         readers[deviceID] = nil
         active.reader.stop()
         let message: Logger.Message = "lost \(active.kinds.map(\.rawValue).sorted().joined(separator: ", ")) on \(deviceID): \(reason ?? "udev removed it"); waiting for the device to come back"
+        let metadata = Self.metadata(deviceID, active.kinds)
         if lostDevices.insert(deviceID).inserted {
-            logger.warning(message)
+            logger.warning(message, metadata: metadata)
         } else {
-            logger.debug(message)
+            logger.debug(message, metadata: metadata)
         }
         let why = reason.map { "\(deviceID) stopped answering: \($0)" } ?? "\(deviceID) was removed (udev)"
         for kind in active.kinds {
@@ -220,7 +222,7 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
     }
 
     private func hotplug(_ event: HotplugMonitor.Event) {
-        logger.debug("udev \(event.action) \(event.sysname)")
+        logger.debug("udev \(event.action) \(event.sysname)", metadata: ["device": "\(event.sysname)"])
         lostDevices.remove(event.sysname)
         switch event.action {
         case "remove":
@@ -235,6 +237,12 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         default:
             break
         }
+    }
+
+    /// Log metadata naming a device and the sensor kinds read from it: `device`, and `sensor`
+    /// as a list (the journal gets one `MOTIOND_SENSOR` field per kind).
+    private static func metadata(_ deviceID: String, _ kinds: some Sequence<SensorKind>) -> Logger.Metadata {
+        ["device": "\(deviceID)", "sensor": .array(kinds.map(\.rawValue).sorted().map { .string($0) })]
     }
 
     private func publishAvailability() {

@@ -49,6 +49,9 @@ struct Motiond: ParsableCommand {
     @Option(help: "Keep the learned gyroscope bias and magnetometer calibration in this JSON file across restarts.")
     var stateFile: String?
 
+    @Option(help: "Seconds between saves of a changing engine state (it is saved at exit too).")
+    var stateSaveInterval = 30.0
+
     @OptionGroup(title: "Motion engine")
     var engine: EngineOptions
 
@@ -67,9 +70,13 @@ struct Motiond: ParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .info
 
+    @Option(help: "Where the log goes: journal (native journal entries with fields), stderr (text lines), or auto (the journal when standard error is connected to it, as under systemd).")
+    var logTarget: LogTarget = .auto
+
     func validate() throws {
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
         if let duration, !(duration.isFinite && duration > 0) { throw ValidationError("--duration must be a positive number of seconds") }
+        if !(stateSaveInterval.isFinite && stateSaveInterval > 0) { throw ValidationError("--state-save-interval must be a positive number of seconds") }
         if let printMotion, AttitudeReferenceFrame(name: printMotion) == nil {
             throw ValidationError("--print-motion \(printMotion): expected one of \(AttitudeReferenceFrame.named.map(\.name).joined(separator: ", "))")
         }
@@ -78,12 +85,7 @@ struct Motiond: ParsableCommand {
     }
 
     func run() throws {
-        let level = logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        logTarget.bootstrap(level: logLevel)
         let logger = Logger(label: "motiond")
 
         let uri: SourceURI
@@ -149,7 +151,8 @@ struct Motiond: ParsableCommand {
             throw ExitCode.failure
         }
         let options = Daemon.Options(socketPath: socketPath, printing: printing, sensors: Set(sensors), printPeriod: interval,
-                                     count: count, duration: duration, detectors: DetectorConfiguration(), stateFile: stateFile)
+                                     count: count, duration: duration, detectors: DetectorConfiguration(), stateFile: stateFile,
+                                     stateSaveInterval: stateSaveInterval)
         if socketPath != nil { DescriptorLimit.raise() }
         Daemon(source: made, configuration: configuration, options: options, logger: logger).run()
     }
@@ -157,5 +160,6 @@ struct Motiond: ParsableCommand {
 
 extension SensorKind: ExpressibleByArgument {}
 extension Logger.Level: @retroactive ExpressibleByArgument {}
+extension LogTarget: ExpressibleByArgument {}
 
 Motiond.main()

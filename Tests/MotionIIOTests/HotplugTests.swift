@@ -37,7 +37,9 @@ struct HotplugTests {
         // The uevent first, its effect awaited, then the files go: this isolates the udev path
         // (the read-error path is the next test).
         testbed.uevent(Self.gyroSyspath, "remove")
-        #expect(await daemon.wait(timeout: 5) { $0.availability("gyroscope").last?.available == false })
+        // Generous: on a busy test run the daemon may take seconds to get to the event, and
+        // the files must not vanish before it has.
+        #expect(await daemon.wait(timeout: 20) { $0.availability("gyroscope").last?.available == false })
         testbed.remove(Self.gyroSyspath)
         let removedAt = daemon.output
         let lost = try #require(removedAt.availability("gyroscope").last)

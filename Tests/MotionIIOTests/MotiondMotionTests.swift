@@ -92,4 +92,47 @@ struct MotiondMotionTests {
         #expect(try String(contentsOfFile: state + ".corrupt", encoding: .utf8) == "{ not json")
         #expect(FileManager.default.fileExists(atPath: state)) // a fresh state was saved on exit
     }
+
+    @Test("the learned bias is saved while running, so it survives kill -9; an unmovable corrupt file is never overwritten")
+    func stateSurvivesKill() async throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let state = dir.appendingPathComponent("engine.json").path
+        // The simulated IMU rests for its first 2 s with a gyroscope bias of (0.004, −0.003, 0.002) rad/s.
+        let daemon = try RunningProcess([Emulation.motiond, "--source", "sim:", "--print-motion", "xArbitraryZVertical",
+                                         "--state-file", state, "--state-save-interval", "0.5"])
+        defer { daemon.terminate() }
+        func savedBias() -> [Double]? {
+            guard let data = FileManager.default.contents(atPath: state),
+                  let saved = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+            return Self.vector(saved["gyroscopeBias"])
+        }
+        let deadline = Date().addingTimeInterval(15)
+        // Saved as soon as the estimate has moved 0.001 rad/s towards the true bias.
+        while Date() < deadline, (savedBias().map { $0[0] <= 0.001 } ?? true) {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        kill(daemon.pid, SIGKILL)
+        _ = daemon.stop()
+        let bias = try #require(savedBias(), "no complete state file while running")
+        #expect(bias[0] > 0.001 && bias[0] < 0.005 && bias[1] < 0, "learning towards (0.004, −0.003, 0.002): \(bias)")
+        #expect(!FileManager.default.fileExists(atPath: state + ".tmp"), "no temporary file left behind")
+
+        let restarted = try await Emulation.run([Emulation.motiond, "--source", "sim:", "--print-motion", "xArbitraryZVertical",
+                                                 "--count", "5", "--state-file", state])
+        #expect(restarted.stderr.contains("engine state restored from \(state)"), "\(restarted.stderr)")
+
+        // A corrupt file that cannot be moved aside (immutable, so even root cannot) stays as it
+        // is. Needs a file system with attributes (not tmpfs).
+        let lockedState = dir.appendingPathComponent("locked.json").path
+        try "{ not json".write(toFile: lockedState, atomically: true, encoding: .utf8)
+        let motiond = [Emulation.motiond, "--source", "sim:", "--print-motion", "xArbitraryZVertical", "--count", "5", "--state-file", lockedState]
+        let quoted = Emulation.shellQuote(lockedState)
+        let sticky = try await Emulation.run(["sh", "-c", "chattr +i \(quoted) 2>/dev/null || exit 77; \(motiond.map(Emulation.shellQuote).joined(separator: " ")); status=$?; chattr -i \(quoted); exit $status"])
+        if sticky.status != 77 {
+            #expect(sticky.status == 0, "\(sticky.stderr)")
+            #expect(sticky.stderr.contains("cannot move it aside either"), "\(sticky.stderr)")
+            #expect(try String(contentsOfFile: lockedState, encoding: .utf8) == "{ not json")
+        }
+    }
 }

@@ -63,20 +63,22 @@ struct SystemdTests {
 
         deinit { close(fd) }
 
-        /// Collects datagrams until `condition` holds on them or `timeout` seconds pass.
+        /// Collects datagrams until `condition` holds on them or `timeout` seconds pass. What
+        /// has arrived is always read, even when this task first runs after the deadline (a
+        /// busy test run can starve it that long).
         func wait(timeout: Double, until condition: ([String]) -> Bool) async -> Bool {
             let deadline = Date().addingTimeInterval(timeout)
             var buffer = [UInt8](repeating: 0, count: 4096)
-            while Date() < deadline {
+            while true {
                 let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
                 if n > 0 {
                     messages.append(String(decoding: buffer[0..<n], as: UTF8.self))
                     if condition(messages) { return true }
-                } else {
-                    try? await Task.sleep(for: .milliseconds(10))
+                    continue
                 }
+                if Date() >= deadline { return condition(messages) }
+                try? await Task.sleep(for: .milliseconds(10))
             }
-            return condition(messages)
         }
     }
 
@@ -92,7 +94,8 @@ struct SystemdTests {
         let daemon = try RunningProcess([Emulation.motiond, "--source", "sim:", "--socket", socketPath], environment: environment)
         defer { daemon.terminate() }
 
-        #expect(await receiver.wait(timeout: 10) { $0.contains { $0.hasPrefix("READY=1\nSTATUS=0 clients; sensors idle") } }, "\(receiver.messages)")
+        #expect(await receiver.wait(timeout: 10) { $0.contains { $0.hasPrefix("READY=1\nSTATUS=0 clients; sensors idle") } },
+                "\(receiver.messages); running: \(daemon.isRunning); stderr: \(daemon.stderr)")
         // Ready means serving: the socket answers at once.
         let client = try await SocketClient(path: socketPath, timeout: 0.5)
         #expect(try await client.next(type: "hello") != nil)

@@ -1,0 +1,348 @@
+import FoundationEssentials
+import MotionCore
+import MotionIIO
+import MotionProtocol
+import Testing
+@testable import MotionDaemon
+
+/// /etc/motiond/motiond.toml: the shipped file, every setting, partial detectors, and errors
+/// that name the file, the line and the key.
+@Suite("Configuration file")
+struct ConfigurationTests {
+    static let shippedFile = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("etc/motiond/motiond.toml").path
+    static let file = "/etc/motiond/motiond.toml"
+
+    @Test("the shipped etc/motiond/motiond.toml gives the defaults")
+    func shippedFileIsTheDefaults() throws {
+        #expect(try ConfigurationFile.load(Self.shippedFile) == DaemonConfiguration())
+    }
+
+    @Test("every setting the shipped file shows, uncommented, is a known key at its default")
+    func shippedSettingsAreTheDefaults() throws {
+        let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: Self.shippedFile)), as: UTF8.self)
+        var uncommented = 0
+        let settings = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> Substring in
+            // `#key = default` and `#[table]`; prose (`# …`) and examples (`#   …`) stay comments.
+            guard line.hasPrefix("#"), let next = line.dropFirst().first, next == "[" || next.isLetter else { return line }
+            uncommented += 1
+            return line.dropFirst()
+        }.joined(separator: "\n")
+        #expect(uncommented == 42)
+        #expect(try ConfigurationFile.parse(settings, file: Self.file) == DaemonConfiguration())
+    }
+
+    @Test("every key set to a value other than its default is read")
+    func everyKey() throws {
+        let text = """
+        source = "sim:"
+        sensors = ["accelerometer", "gyroscope"]
+        declination = -4.5
+
+        [[mount-matrix]]
+        device = "mpu6050"
+        kind = "gyroscope"
+        matrix = "0, 1, 0; 1, 0, 0; 0, 0, -1"
+
+        [[mount-matrix]]
+        kind = "accelerometer"
+        matrix = "-1, 0, 0; 0, -1, 0; 0, 0, 1"
+
+        [engine]
+        magnetometer-calibration = "trusted"
+        apply-axis-correction = true
+
+        [detectors]
+        hard-acceleration = 0.6
+        acceleration-tolerance = 0.3
+
+        [detectors.orientation]
+        flat-enter = 20
+        flat-exit = 40.0
+        upright-minimum-tilt = 50.0
+        propose-within = 25.0
+        keep-within = 65.0
+        settle-time = 0.2
+        maximum-rotation-rate = 2.0
+
+        [detectors.shake]
+        threshold = 1.5
+        reversal-window = 0.4
+        required-reversals = 3
+        quiet-time = 0.25
+        maximum-duration = 4.0
+
+        [detectors.slap]
+        high-pass-tau = 0.2
+        threshold = 1.2
+        settle-time = 0.6
+        refractory-time = 0.7
+
+        [detectors.tap]
+        high-pass-tau = 0.04
+        threshold = 2.0
+        ring-time = 0.1
+        maximum-duration = 0.3
+        double-tap-window = 0.4
+
+        [socket]
+        path = "/tmp/motiond-test.sock"
+        group = "motion"
+        mode = "0660"
+
+        [access]
+        group = "motion"
+        others = "none"
+        active-session-rate = 25
+
+        [state]
+        path = "/tmp/motiond-test/engine.json"
+        save-interval = 5
+        """
+        var expected = DaemonConfiguration()
+        expected.source = .simulated
+        expected.sensors = [.accelerometer, .gyroscope]
+        expected.trueNorth = .declination(-4.5)
+        expected.mountMatrix = [
+            MountMatrixOverride(device: "mpu6050", kind: .gyroscope, matrix: try MountMatrix(parsing: "0, 1, 0; 1, 0, 0; 0, 0, -1")),
+            MountMatrixOverride(kind: .accelerometer, matrix: try MountMatrix(parsing: "-1, 0, 0; 0, -1, 0; 0, 0, 1")),
+        ]
+        expected.engine.magnetometerCalibration = .trusted
+        expected.engine.applyAxisCorrection = true
+        expected.detectors.hardAcceleration = 0.6
+        expected.detectors.accelerationTolerance = 0.3
+        expected.detectors.orientation.flatEnter = 20
+        expected.detectors.orientation.flatExit = 40
+        expected.detectors.orientation.uprightMinimumTilt = 50
+        expected.detectors.orientation.proposeWithin = 25
+        expected.detectors.orientation.keepWithin = 65
+        expected.detectors.orientation.settleTime = 0.2
+        expected.detectors.orientation.maximumRotationRate = 2
+        expected.detectors.shake.threshold = 1.5
+        expected.detectors.shake.reversalWindow = 0.4
+        expected.detectors.shake.requiredReversals = 3
+        expected.detectors.shake.quietTime = 0.25
+        expected.detectors.shake.maximumDuration = 4
+        expected.detectors.slap.highPassTau = 0.2
+        expected.detectors.slap.threshold = 1.2
+        expected.detectors.slap.settleTime = 0.6
+        expected.detectors.slap.refractoryTime = 0.7
+        expected.detectors.tap.highPassTau = 0.04
+        expected.detectors.tap.threshold = 2
+        expected.detectors.tap.ringTime = 0.1
+        expected.detectors.tap.maximumDuration = 0.3
+        expected.detectors.tap.doubleTapWindow = 0.4
+        expected.socket.path = "/tmp/motiond-test.sock"
+        expected.socket.group = "motion"
+        expected.socket.mode = 0o660
+        expected.access.group = "motion"
+        expected.access.others = .nothing
+        expected.access.activeSessionRate = 25
+        expected.state.path = "/tmp/motiond-test/engine.json"
+        expected.state.saveInterval = 5
+
+        // Every detector parameter is among those changed (a new one must be added here).
+        let changed = try Self.leaves(expected.detectors), defaults = try Self.leaves(DetectorConfiguration())
+        #expect(changed.keys == defaults.keys)
+        for (key, value) in defaults { #expect(changed[key] != value, "detectors.\(key) is not exercised") }
+
+        let configuration = try ConfigurationFile.parse(text, file: Self.file)
+        #expect(configuration == expected)
+        let engine = try configuration.engineConfiguration()
+        #expect(engine.magnetometerCalibration == .trusted)
+        #expect(engine.applyAxisCorrection)
+        #expect(engine.declination == -4.5)
+    }
+
+    @Test("true north by location, altitude defaulting to 0; the declination comes from WMM2025 on the day")
+    func location() throws {
+        let configuration = try ConfigurationFile.parse("[location]\nlatitude = 52.52\nlongitude = 13.40\n", file: Self.file)
+        #expect(configuration.trueNorth == .location(latitude: 52.52, longitude: 13.40, altitude: 0))
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .gmt
+        let day = try #require(calendar.date(from: DateComponents(year: 2026, month: 6, day: 1)))
+        let declination = try #require(try configuration.engineConfiguration(on: day).declination)
+        #expect((4...7).contains(declination))   // Berlin: about 5.6° east in 2026
+        #expect(try DaemonConfiguration().engineConfiguration(on: day).declination == nil)
+    }
+
+    @Test("detectors: only the keys given change, however the tables are written", arguments: [
+        "[detectors.shake]\nthreshold = 1.5\n",
+        "[detectors]\nshake.threshold = 1.5\n",
+        "detectors.shake.threshold = 1.5\n",
+        "[detectors]\nshake = { threshold = 1.5 }\n",
+    ])
+    func partialDetectors(text: String) throws {
+        var expected = DetectorConfiguration()
+        expected.shake.threshold = 1.5
+        #expect(try ConfigurationFile.parse(text, file: Self.file).detectors == expected)
+    }
+
+    /// A file that must be refused, and what the error must say.
+    struct BadFile: Sendable, CustomTestStringConvertible {
+        var what: String
+        var text: String
+        var line: Int?
+        var key: String?
+        var message: String
+
+        var testDescription: String { what }
+    }
+
+    @Test("errors name the file, the line and the key", arguments: [
+        BadFile(what: "TOML syntax error", text: "source = \"sim:\"\n[socket]\nmode = \"0660\n",
+                line: 3, key: "socket.mode", message: "Error while parsing string"),
+        BadFile(what: "TOML syntax error: a key given twice", text: "[state]\nsave-interval = 10\nsave-interval = 20\n",
+                line: 3, key: "state.save-interval", message: "save-interval"),
+        BadFile(what: "TOML syntax error: no key to name", text: "source = \"sim:\"\n[socket\npath = \"/run/m.sock\"\n",
+                line: 2, key: nil, message: "Error while parsing table header"),
+        BadFile(what: "wrong type", text: "[state]\n\nsave-interval = \"30\"\n",
+                line: 3, key: "state.save-interval", message: "expected a number, got a string"),
+        BadFile(what: "wrong type for a table", text: "socket = \"/run/motiond.sock\"\n",
+                line: 1, key: "socket", message: "expected a table, got a string"),
+        BadFile(what: "wrong type in a detector", text: "[detectors.tap]\nthreshold = true\n",
+                line: 2, key: "detectors.tap.threshold", message: "expected a number, got true or false"),
+        BadFile(what: "a fraction for a whole number", text: "[detectors.shake]\nthreshold = 1.5\nrequired-reversals = 2.5\n",
+                line: 3, key: "detectors.shake.required-reversals", message: "whole number"),
+        BadFile(what: "bad enum value", text: "[engine]\nmagnetometer-calibration = \"sometimes\"\n",
+                line: 2, key: "engine.magnetometer-calibration", message: "expected online or trusted, got \"sometimes\""),
+        BadFile(what: "bad enum value in an inline table", text: "access = { others = \"some\" }\n",
+                line: 1, key: "access.others", message: "expected coarse or none, got \"some\""),
+        BadFile(what: "bad sensor", text: "sensors = [\"accelerometer\", \"gyro\"]\n",
+                line: 1, key: "sensors", message: "expected accelerometer, gyroscope or magnetometer, got \"gyro\""),
+        BadFile(what: "no sensors", text: "sensors = []\n", line: 1, key: "sensors", message: "expected at least one sensor"),
+        BadFile(what: "bad source", text: "source = \"usb:\"\n", line: 1, key: "source", message: "unsupported source 'usb:'"),
+        BadFile(what: "bad mode", text: "[socket]\npath = \"/run/m.sock\"\nmode = \"0968\"\n",
+                line: 3, key: "socket.mode", message: "expected an octal mode like \"0660\", got \"0968\""),
+        BadFile(what: "mode beyond the permission bits", text: "[socket]\nmode = \"1777\"\n",
+                line: 2, key: "socket.mode", message: "expected an octal mode like \"0660\", got \"1777\""),
+        BadFile(what: "mode as a TOML octal integer", text: "[socket]\nmode = 0o660\n",
+                line: 2, key: "socket.mode", message: "expected an octal mode like \"0660\", got an integer"),
+        BadFile(what: "relative path", text: "[state]\npath = \"engine.json\"\n",
+                line: 2, key: "state.path", message: "expected an absolute path, got \"engine.json\""),
+        BadFile(what: "save interval not positive", text: "[state]\nsave-interval = 0\n",
+                line: 2, key: "state.save-interval", message: "expected a positive number of seconds, got 0"),
+        BadFile(what: "rate out of range", text: "[access]\nactive-session-rate = 200\n",
+                line: 2, key: "access.active-session-rate", message: "expected 0 to 100 Hz, got 200"),
+        BadFile(what: "non-finite number", text: "[access]\nactive-session-rate = inf\n",
+                line: 2, key: "access.active-session-rate", message: "expected a finite number"),
+        BadFile(what: "latitude without longitude", text: "source = \"sim:\"\n[location]\nlatitude = 52.52\n",
+                line: 2, key: "location.longitude", message: "missing: a location needs both latitude and longitude"),
+        BadFile(what: "latitude out of range", text: "[location]\nlatitude = 95\nlongitude = 13.4\n",
+                line: 1, key: "location", message: "latitude 95"),
+        BadFile(what: "declination with location", text: "declination = 4.5\n[location]\nlatitude = 52.52\nlongitude = 13.40\n",
+                line: 1, key: "declination", message: "declination and [location] exclude each other"),
+        BadFile(what: "unknown key", text: "[state]\npath = \"/var/lib/motiond/engine.json\"\nsave-intreval = 10\n",
+                line: 3, key: "state.save-intreval", message: "unknown key; state has path and save-interval"),
+        BadFile(what: "unknown key at the top", text: "source = \"sim:\"\nsoruce = \"sim:\"\n",
+                line: 2, key: "soruce", message: "unknown key; the top level has"),
+        BadFile(what: "unknown table", text: "source = \"sim:\"\n\n[sockets]\npath = \"/run/m.sock\"\n",
+                line: 3, key: "sockets", message: "unknown table"),
+        BadFile(what: "unknown detector parameter", text: "[detectors.shake]\nthreshhold = 2\n",
+                line: 2, key: "detectors.shake.threshhold", message: "unknown key; detectors.shake has"),
+        BadFile(what: "a detector parameter in camelCase", text: "[detectors]\nhardAcceleration = 0.6\n",
+                line: 2, key: "detectors.hardAcceleration", message: "unknown key; detectors has acceleration-tolerance, hard-acceleration"),
+        BadFile(what: "mount matrix without a kind", text: "[[mount-matrix]]\nkind = \"gyroscope\"\nmatrix = \"1,0,0;0,1,0;0,0,1\"\n\n[[mount-matrix]]\nmatrix = \"1,0,0;0,1,0;0,0,1\"\n",
+                line: 5, key: "mount-matrix[1].kind", message: "missing"),
+        BadFile(what: "singular mount matrix", text: "[[mount-matrix]]\nkind = \"gyroscope\"\nmatrix = \"1, 0, 0; 1, 0, 0; 0, 0, 1\"\n",
+                line: 3, key: "mount-matrix[0].matrix", message: "singular"),
+        BadFile(what: "unknown key in a mount matrix", text: "[[mount-matrix]]\nkind = \"gyroscope\"\ndevise = \"mpu6050\"\n",
+                line: 3, key: "mount-matrix[0].devise", message: "unknown key"),
+    ])
+    func errors(bad: BadFile) throws {
+        let error = try #require(throws: ConfigurationError.self) { try ConfigurationFile.parse(bad.text, file: Self.file) }
+        #expect(error.file == Self.file)
+        #expect(error.line == bad.line)
+        #expect(error.key == bad.key)
+        #expect(error.message.contains(bad.message), "\(error)")
+        let place = [Self.file + (bad.line.map { ":\($0)" } ?? "")] + (bad.key.map { [$0] } ?? [])
+        #expect(error.description == (place + [error.message]).joined(separator: ": "), "\(error)")
+    }
+
+    @Test("an error reads FILE:LINE: KEY: MESSAGE")
+    func errorDescription() {
+        #expect(throws: ConfigurationError(file: Self.file, line: 2, key: "socket.mode", message: "expected an octal mode like \"0660\", got \"0968\"")) {
+            try ConfigurationFile.parse("[socket]\nmode = \"0968\"\n", file: Self.file)
+        }
+        let error = ConfigurationError(file: Self.file, line: 12, key: "socket.mode", message: "expected an octal mode like \"0660\", got \"x\"")
+        #expect(error.description == "/etc/motiond/motiond.toml:12: socket.mode: expected an octal mode like \"0660\", got \"x\"")
+    }
+
+    @Test("a file named explicitly must exist")
+    func missingExplicitFile() throws {
+        let path = "/nonexistent-motiond-test/motiond.toml"
+        let error = try #require(throws: ConfigurationError.self) { try ConfigurationFile.load(path) }
+        #expect(error == ConfigurationError(file: path, line: nil, key: nil, message: "no such file"))
+        #expect(error.description == "\(path): no such file")
+    }
+
+    @Test("without a file at the default path the defaults apply; with one, it is read")
+    func defaultPath() throws {
+        #expect(try ConfigurationFile.load(nil, defaultPath: "/nonexistent-motiond-test/motiond.toml") == DaemonConfiguration())
+        let directory = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("motiond.toml").path
+        try Data("[state]\nsave-interval = 10\n".utf8).write(to: URL(fileURLWithPath: path))
+        #expect(try ConfigurationFile.load(nil, defaultPath: path).state.saveInterval == 10)
+        #expect(try ConfigurationFile.load(path).state.saveInterval == 10)
+    }
+
+    @Test("a file that is not UTF-8 is refused, naming the file")
+    func notUTF8() throws {
+        let directory = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("latin1.toml").path
+        try Data([0x23, 0x20, 0xE9, 0x0A]).write(to: URL(fileURLWithPath: path))
+        let error = try #require(throws: ConfigurationError.self) { try ConfigurationFile.load(path) }
+        #expect(error.file == path)
+        #expect(error.message.contains("UTF-8"))
+    }
+
+    @Test("key lines: tables, arrays of tables, dotted and quoted keys, multi-line strings")
+    func keyLines() {
+        let lines = TOMLKeyLines("""
+        a = 1
+        [t]
+        "quoted" = 2
+        x.y = '''
+        z = 3
+        '''
+        [[m]]
+        k = 4
+        [[m]]
+        k = 5
+        v = [
+          [1, 2],
+        ]
+        w = 6
+        """)
+        #expect(lines.line(of: ["a"]) == 1)
+        #expect(lines.line(of: ["t", "quoted"]) == 3)
+        #expect(lines.line(of: ["t", "x", "y"]) == 4)
+        #expect(lines.line(of: ["t", "z"]) == 2)   // inside a string: not a key; its table's line
+        #expect(lines.line(of: ["m", "1", "k"]) == 10)
+        #expect(lines.name(atLine: 10) == "m[1].k")
+        #expect(lines.line(of: ["m", "1", "w"]) == 14)   // after a line of an array that is no header
+        #expect(lines.line(of: ["absent"]) == nil)
+    }
+
+    /// The detector parameters as `section.parameter` → value.
+    static func leaves(_ detectors: DetectorConfiguration) throws -> [String: JSONValue] {
+        guard case .object(let fields) = try JSONValue.parse(JSONEncoder().encode(detectors)) else { return [:] }
+        return fields.reduce(into: [:]) { result, field in
+            if case .object(let nested) = field.value {
+                for (key, value) in nested { result["\(field.key).\(key)"] = value }
+            } else {
+                result[field.key] = field.value
+            }
+        }
+    }
+
+    /// A new directory of its own under the temporary directory, for one test.
+    static func scratchDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("motiond-configuration-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+}
