@@ -80,7 +80,10 @@ let package = Package(
 
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore"]),
         .testTarget(name: "MotionProtocolTests", dependencies: ["MotionCore", "MotionProtocol"]),
-        .testTarget(name: "MotionDaemonTests", dependencies: ["MotionCore", "MotionIIO", "MotionProtocol", "MotionDaemon"]),
+        .testTarget(
+            name: "MotionDaemonTests",
+            dependencies: ["MotionCore", "MotionIIO", "MotionProtocol", "MotionDaemon", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(
             name: "MotionIIOTests",
             dependencies: ["MotionCore", "MotionIIO", "MotionProtocol", "CUMockdev"]
