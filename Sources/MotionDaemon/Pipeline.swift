@@ -197,7 +197,8 @@ final class Pipeline: @unchecked Sendable {
             let changed = sensors[kind]?.isAvailable != availability.isAvailable
             sensors[kind] = availability
             let message: Logger.Message = "\(kind) \(availability.isAvailable ? "available" : "unavailable"): \(availability.reason)"
-            if changed { logger.info(message) } else { logger.debug(message) }
+            let metadata: Logger.Metadata = ["sensor": "\(kind)"]
+            if changed { logger.info(message, metadata: metadata) } else { logger.debug(message, metadata: metadata) }
             publisher.broadcast(.availability(kind, state(kind)), to: .availability, into: &out)
         }
         send(out)
