@@ -123,7 +123,11 @@ struct SystemdTests {
         let dir = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let socketPath = dir.appendingPathComponent("activated.sock").path
-        let activator = try RunningProcess(["systemd-socket-activate", "-l", socketPath, Emulation.motiond, "--source", "sim:", "--socket", socketPath])
+        // Under a shell that stays: systemd-socket-activate closes every inherited descriptor
+        // before exec, including the one Foundation's Process watches to notice an exit, which
+        // would make Foundation wait for this child while it runs and stall every other one.
+        let command = ["systemd-socket-activate", "-l", socketPath, Emulation.motiond, "--source", "sim:", "--socket", socketPath]
+        let activator = try RunningProcess(["sh", "-c", command.map(Emulation.shellQuote).joined(separator: " ") + "; echo \"exit=$?\""])
         defer { activator.terminate() }
         // The first connection starts the daemon on the passed socket.
         let client = try await SocketClient(path: socketPath)
@@ -131,7 +135,11 @@ struct SystemdTests {
         try await client.send(.status(id: 1))
         #expect((try await client.reply(1)?["status"] as? [String: Any])?["source"] as? String == "sim:")
         #expect(await activator.wait(timeout: 5) { $0.stderr.contains("listening on \(socketPath) (socket passed by systemd)") }, "\(activator.stderr)")
-        #expect(activator.stop() == 0)
+        let daemon = try await Emulation.run(["pgrep", "-P", "\(activator.pid)"])
+        let pid = try #require(Int32(daemon.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "no daemon under \(activator.pid)")
+        kill(pid, SIGTERM)
+        #expect(await activator.wait(timeout: 10) { $0.stdout.contains("exit=") })
+        #expect(activator.stdout.contains("exit=0"), "\(activator.stdout) \(activator.stderr)")
         #expect(FileManager.default.fileExists(atPath: socketPath), "the socket belongs to systemd, not to the daemon")
     }
 }
