@@ -129,9 +129,10 @@ struct SystemdTests {
         let command = ["systemd-socket-activate", "-l", socketPath, Emulation.motiond, "--source", "sim:", "--socket", socketPath]
         let activator = try RunningProcess(["sh", "-c", command.map(Emulation.shellQuote).joined(separator: " ") + "; echo \"exit=$?\""])
         defer { activator.terminate() }
-        // The first connection starts the daemon on the passed socket.
+        // The first connection starts the daemon on the passed socket: the hello comes once it
+        // has started (seconds on a busy machine).
         let client = try await SocketClient(path: socketPath)
-        #expect(try await client.next(type: "hello") != nil)
+        #expect(try await client.next(type: "hello", timeout: 30) != nil)
         try await client.send(.status(id: 1))
         #expect((try await client.reply(1)?["status"] as? [String: Any])?["source"] as? String == "sim:")
         #expect(await activator.wait(timeout: 5) { $0.stderr.contains("listening on \(socketPath) (socket passed by systemd)") }, "\(activator.stderr)")
