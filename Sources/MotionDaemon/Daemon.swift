@@ -140,7 +140,7 @@ public final class Daemon: @unchecked Sendable {
     private func reload() {
         notifier.reloading()
         logger.notice("reload requested (SIGHUP): no configuration file in use, nothing to reload")
-        notifier.reloaded(status: pipeline.currentStatusLine(clients: server?.clientCount ?? 0))
+        notifier.ready(status: pipeline.currentStatusLine(clients: server?.clientCount ?? 0))
     }
 
     /// Stops everything in order and exits 0.

@@ -24,6 +24,7 @@ final class SystemdNotifier: Sendable {
         watchdogInterval = sd_watchdog_enabled(0, &microseconds) > 0 && microseconds > 0 ? Double(microseconds) / 1e6 : nil
     }
 
+    /// Ready, at start and again after a reload.
     func ready(status: String) {
         send("READY=1\nSTATUS=\(status)")
     }
@@ -54,10 +55,6 @@ final class SystemdNotifier: Sendable {
 
     func reloading() {
         send("RELOADING=1")
-    }
-
-    func reloaded(status: String) {
-        send("READY=1\nSTATUS=\(status)")
     }
 
     func stopping(_ why: String) {

@@ -21,11 +21,6 @@ struct MotiondMotionTests {
         return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     }
 
-    static func vector(_ object: Any?) -> [Double] {
-        let v = object as? [String: Double] ?? [:]
-        return [v["x"] ?? .nan, v["y"] ?? .nan, v["z"] ?? .nan]
-    }
-
     @Test("--print-motion prints deviceMotion lines: gravity, heading, frames with and without a declination")
     func printsDeviceMotion() async throws {
         let dir = try Emulation.temporaryDirectory()
@@ -39,7 +34,7 @@ struct MotiondMotionTests {
         let motion = try Self.lastMotion(magnetic.stdout)
         #expect(motion["type"] as? String == "deviceMotion")
         #expect(motion["frame"] as? String == "xMagneticNorthZVertical")
-        let gravity = Self.vector(motion["gravity"])
+        let gravity = jsonVector(motion["gravity"])
         #expect(abs(gravity[0]) < 1e-3 && abs(gravity[1] + 1) < 1e-3 && abs(gravity[2]) < 1e-3, "\(gravity)")
         // Upright, the heading is where the back faces: east.
         #expect(abs((motion["heading"] as? Double ?? .nan) - 90) < 0.5, "\(motion)")
@@ -79,7 +74,7 @@ struct MotiondMotionTests {
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stderr.contains("no saved engine state"))
         let saved = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: state))) as? [String: Any])
-        let bias = Self.vector(saved["gyroscopeBias"])
+        let bias = jsonVector(saved["gyroscopeBias"])
         #expect(abs(bias[0] - 0.01) < 1e-3 && abs(bias[1]) < 1e-3, "\(bias)")
 
         let second = try await Emulation.run(command)
@@ -105,7 +100,7 @@ struct MotiondMotionTests {
         func savedBias() -> [Double]? {
             guard let data = FileManager.default.contents(atPath: state),
                   let saved = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
-            return Self.vector(saved["gyroscopeBias"])
+            return jsonVector(saved["gyroscopeBias"])
         }
         let deadline = Date().addingTimeInterval(15)
         // Saved as soon as the estimate has moved 0.001 rad/s towards the true bias.

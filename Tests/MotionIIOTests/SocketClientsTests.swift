@@ -52,7 +52,7 @@ struct SocketClientsTests {
 
         // Meanwhile the reader got everything at its rate.
         let messages = try await reader.collect(for: 4)
-        SocketStreamTests.checkStream(messages, stream: "accelerometer", field: "acceleration", interval: 0.02)
+        SocketStreamTests.checkStream(messages, stream: "accelerometer", interval: 0.02)
         #expect(!messages.contains { $0["type"] as? String == "dropped" })
 
         // The stuck client now reads: what it missed was dropped, counted, and reported.

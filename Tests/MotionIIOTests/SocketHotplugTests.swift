@@ -39,15 +39,11 @@ extension HotplugTests {
             }
         }
         #expect(accel.count == count && gyro.count == count, "\(accel.count) accelerometer and \(gyro.count) gyro of \(count) scans")
-        func vector(_ message: [String: Any], _ field: String) -> [Double] {
-            let v = message[field] as? [String: Double] ?? [:]
-            return [v["x"] ?? .nan, v["y"] ?? .nan, v["z"] ?? .nan]
-        }
         for (i, (a, w)) in zip(accel, gyro).enumerated() {
             let expected = ScanScript.mpu6050RampExpected(i)
             #expect(a["timestamp"] as? Double == expected.timestamp && w["timestamp"] as? Double == expected.timestamp)
-            #expect(zip(vector(a, "acceleration"), expected.acceleration).allSatisfy { abs($0 - $1) < 1e-12 }, "\(a)")
-            #expect(zip(vector(w, "rotationRate"), expected.rotationRate).allSatisfy { abs($0 - $1) < 1e-12 }, "\(w)")
+            #expect(zip(jsonVector(a["acceleration"]), expected.acceleration).allSatisfy { abs($0 - $1) < 1e-12 }, "\(a)")
+            #expect(zip(jsonVector(w["rotationRate"]), expected.rotationRate).allSatisfy { abs($0 - $1) < 1e-12 }, "\(w)")
         }
 
         kill(daemon.process.pid, SIGTERM)

@@ -131,6 +131,12 @@ struct ProcessOutput {
     }
 }
 
+/// A `{"x":…,"y":…,"z":…}` object of a parsed JSON line as [x, y, z] (NaN for what is missing).
+func jsonVector(_ object: Any?) -> [Double] {
+    let v = object as? [String: Double] ?? [:]
+    return [v["x"] ?? .nan, v["y"] ?? .nan, v["z"] ?? .nan]
+}
+
 struct TestFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
