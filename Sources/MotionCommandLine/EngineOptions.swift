@@ -7,7 +7,7 @@ import MotionCore
 /// true north comes from.
 public struct EngineOptions: ParsableArguments {
     @Option(help: "Magnetometer calibration: online (learned from motion, the default) or trusted (readings already calibrated, e.g. by a sensor hub).")
-    public var magnetometerCalibration = "online"
+    public var magnetometerCalibration: String?
 
     @Flag(help: "Apply the axis self-check's gyroscope correction when it finds one (otherwise it is only reported).")
     public var applyAxisCorrection = false
@@ -29,24 +29,14 @@ public struct EngineOptions: ParsableArguments {
 
     public init() {}
 
-    /// The engine configuration these options describe.
+    /// The engine configuration these options describe (defaults for what they leave out).
     public func configuration() throws -> MotionEngine.Configuration {
         var configuration = MotionEngine.Configuration()
         configuration.applyAxisCorrection = applyAxisCorrection
-        guard let mode = MotionEngine.MagnetometerCalibrationMode(rawValue: magnetometerCalibration) else {
-            throw ValidationError("--magnetometer-calibration \(magnetometerCalibration): expected online or trusted")
-        }
-        configuration.magnetometerCalibration = mode
-        let source: DeclinationSource?
-        switch (declination, latitude, longitude) {
-        case (let degrees?, nil, nil): source = .declination(degrees)
-        case (nil, let lat?, let lon?): source = .location(latitude: lat, longitude: lon, altitude: altitude)
-        case (nil, nil, nil): source = nil
-        default: throw ValidationError("give either --declination or both --latitude and --longitude")
-        }
-        if let source {
+        configuration.magnetometerCalibration = try calibrationMode() ?? .online
+        if let source = try trueNorth() {
             do {
-                configuration.declination = try source.declination(on: try modelDate())
+                configuration.declination = try source.declination(on: try modelDate() ?? Date())
             } catch {
                 throw ValidationError("true north: \(error)")
             }
@@ -54,8 +44,29 @@ public struct EngineOptions: ParsableArguments {
         return configuration
     }
 
-    private func modelDate() throws -> Date {
-        guard let date else { return Date() }
+    /// `--magnetometer-calibration`, nil when not given.
+    public func calibrationMode() throws -> MotionEngine.MagnetometerCalibrationMode? {
+        guard let magnetometerCalibration else { return nil }
+        guard let mode = MotionEngine.MagnetometerCalibrationMode(rawValue: magnetometerCalibration) else {
+            throw ValidationError("--magnetometer-calibration \(magnetometerCalibration): expected online or trusted")
+        }
+        return mode
+    }
+
+    /// Where true north comes from (`--declination`, or `--latitude` with `--longitude`), nil
+    /// when neither was given.
+    public func trueNorth() throws -> DeclinationSource? {
+        switch (declination, latitude, longitude) {
+        case (let degrees?, nil, nil): return .declination(degrees)
+        case (nil, let lat?, let lon?): return .location(latitude: lat, longitude: lon, altitude: altitude)
+        case (nil, nil, nil): return nil
+        default: throw ValidationError("give either --declination or both --latitude and --longitude")
+        }
+    }
+
+    /// `--date`, nil when not given (today).
+    public func modelDate() throws -> Date? {
+        guard let date else { return nil }
         let parts = date.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = .gmt

@@ -28,6 +28,8 @@ final class ClientConnection: @unchecked Sendable {
     private let outbox = Mutex(Outbox())
 
     // Confined to the server's queue.
+    /// What the access policy gave it.
+    var grant = AccessGrant.coarse
     var framer = LineFramer()
     /// Requests handed to the pipeline whose replies are not written yet.
     var inFlight = 0

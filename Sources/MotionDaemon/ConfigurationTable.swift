@@ -72,11 +72,14 @@ struct ConfigurationTable {
         return text
     }
 
-    /// A group name: not empty.
-    func group(_ key: String) throws(ConfigurationError) -> String? {
+    /// A group name, which must exist on this system.
+    func group(_ key: String) throws(ConfigurationError) -> SystemGroup? {
         guard let text = try string(key, expected: "a group name") else { return nil }
         guard !text.isEmpty else { throw error(key, "expected a group name, got an empty string") }
-        return text
+        guard let group = SystemGroup.named(text) else {
+            throw error(key, "no group \"\(text)\" on this system (create it, e.g. with groupadd or a sysusers.d entry)")
+        }
+        return group
     }
 
     /// An array of `choices`.

@@ -1,4 +1,5 @@
 import Dispatch
+import FoundationEssentials
 import Glibc
 import Logging
 import MotionCore
@@ -8,8 +9,9 @@ import MotionProtocol
 /// The running daemon: the pipeline, the socket server and the daemon's own printing, and
 /// their lifecycle. SIGTERM and SIGINT stop the source (buffers disabled, triggers detached),
 /// save the engine state, say goodbye to every client and exit 0; so do `--count` and
-/// `--duration`. Under systemd it reports readiness, status and watchdog pings (sd_notify) and
-/// adopts a socket systemd passes (socket activation).
+/// `--duration`. SIGHUP reloads the configuration file. Under systemd it reports readiness,
+/// status and watchdog pings (sd_notify) and adopts a socket systemd passes (socket
+/// activation).
 public final class Daemon: @unchecked Sendable {
     /// What the daemon prints on standard output itself (besides serving the socket).
     public enum Printing: Sendable {
@@ -21,31 +23,36 @@ public final class Daemon: @unchecked Sendable {
     }
 
     public struct Options: Sendable {
-        /// The socket path, or nil to serve no socket (printing only).
-        public var socketPath: String?
+        /// The configuration file's settings with the command line's laid over them.
+        public var configuration: DaemonConfiguration
+        /// The day the magnetic model gives the declination for (nil: the day of starting, or
+        /// of reloading).
+        public var modelDate: Date?
+        /// Whether to serve clients on `configuration.socket` (else only printing).
+        public var serveSocket: Bool
         public var printing: Printing
-        /// Sensors the daemon may use; with printing, the ones it reads.
-        public var sensors: Set<SensorKind>
         /// The hardware period while printing, seconds.
         public var printPeriod: Double
         public var count: Int?
         public var duration: Double?
-        public var detectors: DetectorConfiguration
-        public var stateFile: String?
-        /// Seconds between saves of a changing engine state.
-        public var stateSaveInterval: Double
+        /// Whether the engine state is kept in `configuration.state.path`.
+        public var persistState: Bool
+        /// Reads the configuration again for a reload (SIGHUP): the file with the same
+        /// command-line overrides. nil when no file is in use.
+        public var reread: (@Sendable () throws(ConfigurationError) -> DaemonConfiguration)?
 
-        public init(socketPath: String?, printing: Printing, sensors: Set<SensorKind>, printPeriod: Double, count: Int?,
-                    duration: Double?, detectors: DetectorConfiguration, stateFile: String?, stateSaveInterval: Double = 30) {
-            self.socketPath = socketPath
+        public init(configuration: DaemonConfiguration, modelDate: Date? = nil, serveSocket: Bool, printing: Printing,
+                    printPeriod: Double, count: Int? = nil, duration: Double? = nil, persistState: Bool,
+                    reread: (@Sendable () throws(ConfigurationError) -> DaemonConfiguration)? = nil) {
+            self.configuration = configuration
+            self.modelDate = modelDate
+            self.serveSocket = serveSocket
             self.printing = printing
-            self.sensors = sensors
             self.printPeriod = printPeriod
             self.count = count
             self.duration = duration
-            self.detectors = detectors
-            self.stateFile = stateFile
-            self.stateSaveInterval = stateSaveInterval
+            self.persistState = persistState
+            self.reread = reread
         }
     }
 
@@ -56,18 +63,24 @@ public final class Daemon: @unchecked Sendable {
     private var server: SocketServer?
     private var printer: Printer?
     private var signals: [DispatchSourceSignal] = []
-    /// Serialises the ending (signals, count, duration may race).
+    /// Serialises the ending and reloads (signals, count, duration may race).
     private let lifecycle = DispatchQueue(label: "motiond.lifecycle")
     private var ending = false
     private let notifier = SystemdNotifier()
+    /// The configuration in force (confined to `lifecycle` once running).
+    private var running: DaemonConfiguration
 
-    public init(source: MotionSource, configuration: MotionEngine.Configuration, options: Options, logger: Logger) {
+    /// `engine`: the motion engine's configuration, worked out from `options.configuration`
+    /// by the caller (who reports a magnetic model that does not cover the date).
+    public init(source: MotionSource, engine: MotionEngine.Configuration, options: Options, logger: Logger) {
         self.source = source
         self.options = options
         self.logger = logger
-        let store = options.stateFile.map { EngineStateStore(path: $0, minimumInterval: options.stateSaveInterval, logger: logger) }
-        pipeline = Pipeline(source: source, engine: MotionEngine(configuration: configuration, restoring: store?.load()),
-                            detectors: options.detectors, allowed: options.sensors, store: store, logger: logger)
+        running = options.configuration
+        let state = options.configuration.state
+        let store = options.persistState ? EngineStateStore(path: state.path, minimumInterval: state.saveInterval, logger: logger) : nil
+        pipeline = Pipeline(source: source, engine: MotionEngine(configuration: engine, restoring: store?.load()),
+                            detectors: running.detectors, allowed: running.sensors, store: store, logger: logger)
     }
 
     /// Runs until a signal, `--count` or `--duration` ends the process.
@@ -87,24 +100,26 @@ public final class Daemon: @unchecked Sendable {
         }
 
         var local: [Subscription] = []
+        let sensors = running.sensors, detectors = running.detectors
         switch options.printing {
         case .nothing:
             break
         case .samples(let json):
             printer = Printer(json: json, count: options.count, countedLines: "samples") { [unowned self] why in finish(why) }
-            local = SensorKind.allCases.filter(options.sensors.contains).map {
-                Subscription(local: StreamName($0), frame: nil, period: options.printPeriod, detectors: options.detectors)
+            local = SensorKind.allCases.filter(sensors.contains).map {
+                Subscription(local: StreamName($0), frame: nil, period: options.printPeriod, detectors: detectors)
             }
-            local.append(Subscription(local: .availability, frame: nil, period: options.printPeriod, detectors: options.detectors))
+            local.append(Subscription(local: .availability, frame: nil, period: options.printPeriod, detectors: detectors))
         case .motion(let frame, let json):
             printer = Printer(json: json, count: options.count, countedLines: "device motion lines") { [unowned self] why in finish(why) }
-            local = [Subscription(local: .deviceMotion, frame: frame, period: options.printPeriod, detectors: options.detectors)]
+            local = [Subscription(local: .deviceMotion, frame: frame, period: options.printPeriod, detectors: detectors)]
         }
         pipeline.subscribeLocally(local)
 
         // The source starts first: its first availability reports are queued on the pipeline
         // before any client can connect, so every hello already names the sensors.
-        let server = options.socketPath.map { SocketServer(path: $0, pipeline: pipeline, logger: logger) }
+        let server = options.serveSocket
+            ? SocketServer(socket: running.socket, policy: AccessPolicy(running.access), pipeline: pipeline, logger: logger) : nil
         self.server = server
         let printer = self.printer
         do {
@@ -135,12 +150,33 @@ public final class Daemon: @unchecked Sendable {
         dispatchMain()
     }
 
-    /// SIGHUP (`systemctl reload`): there is no configuration file to read again yet, so the
-    /// daemon says so and carries on unchanged.
+    /// SIGHUP (`systemctl reload`): reads the configuration again. A file that cannot be used
+    /// changes nothing (the error says why); otherwise the settings a running daemon can change
+    /// take effect at once and the log names any that wait for a restart.
     private func reload() {
         notifier.reloading()
-        logger.notice("reload requested (SIGHUP): no configuration file in use, nothing to reload")
-        notifier.ready(status: pipeline.currentStatusLine(clients: server?.clientCount ?? 0))
+        defer { notifier.ready(status: pipeline.currentStatusLine(clients: server?.clientCount ?? 0)) }
+        guard let reread = options.reread else {
+            logger.notice("reload requested (SIGHUP): no configuration file in use (--no-config), nothing to reload")
+            return
+        }
+        let reload: ConfigurationReload
+        let engine: MotionEngine.Configuration
+        do {
+            reload = ConfigurationReload(running: running, new: try reread())
+            engine = try reload.applied.engineConfiguration(on: options.modelDate ?? Date())
+        } catch {
+            logger.error("configuration not reloaded, the one in use stays: \(error)")
+            return
+        }
+        running = reload.applied
+        pipeline.reconfigure(engine: engine, detectors: running.detectors)
+        server?.reconfigure(socket: running.socket, policy: AccessPolicy(running.access))
+        let changed = reload.changed.isEmpty ? "nothing changed" : "changed: \(reload.changed.joined(separator: ", "))"
+        logger.notice("configuration reloaded (\(changed))")
+        if !reload.waitingForRestart.isEmpty {
+            logger.warning("configuration changes that take effect only when motiond restarts: \(reload.waitingForRestart.joined(separator: ", "))")
+        }
     }
 
     /// Stops everything in order and exits 0.

@@ -58,7 +58,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         /// `path`. Default `/run/motiond/motiond.sock`.
         public var path = Wire.defaultSocketPath
         /// `group`: the group the socket file is given. Default nil: the daemon's own.
-        public var group: String?
+        public var group: SystemGroup?
         /// `mode`: the socket file's permission bits, written in the file as an octal string
         /// (`"0660"`). Default `0o666`: anyone may connect, and ``Access`` decides what each
         /// connection may receive.
@@ -67,8 +67,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
         public init() {}
     }
 
-    /// The access policy (`[access]`), decided per connection from the peer's credentials.
-    /// This is the model only: the daemon does not enforce it yet.
+    /// The access policy (`[access]`), decided per connection from the peer's credentials
+    /// (``AccessPolicy``).
     public struct Access: Sendable, Hashable {
         /// What clients that are neither root nor in ``group`` receive outside the active
         /// session.
@@ -80,9 +80,9 @@ public struct DaemonConfiguration: Sendable, Hashable {
             case nothing = "none"
         }
 
-        /// `group`: its members, and root, receive every stream at any rate. Default nil: only
-        /// root does.
-        public var group: String?
+        /// `group`: its members, root and motiond's own user receive every stream at any rate.
+        /// Default nil: only root and motiond's own user do.
+        public var group: SystemGroup?
         /// `others`: what everybody else receives. Default ``Others/coarse``.
         public var others = Others.coarse
         /// `active-session-rate`: the highest rate, Hz, at which a client outside ``group``

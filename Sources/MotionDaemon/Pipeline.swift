@@ -34,6 +34,11 @@ final class Pipeline: @unchecked Sendable {
     private var pending: [Addressed] = []
     private var sendScheduled = false
     private var timers: [DispatchSourceTimer] = []
+    /// What each client may receive (the access policy's decision when it connected).
+    private var grants: [ClientID: AccessGrant] = [:]
+    /// Rate-capped clients: the last value each pulled per stream, returned again until a
+    /// value at least the cap's interval newer exists.
+    private var pulled: [ClientID: [PullKey: (timestamp: Double, value: ServerMessage)]] = [:]
 
     /// `allowed`: the sensors the daemon may use at all (`--sensors`).
     init(source: MotionSource, engine: MotionEngine, detectors: DetectorConfiguration, allowed: Set<SensorKind>,
@@ -132,10 +137,26 @@ final class Pipeline: @unchecked Sendable {
 
     // MARK: - Clients (called from the server's queue)
 
-    /// A client connected: it gets the hello.
-    func connected(_ client: ClientID) {
+    /// A client connected with what the access policy `grant`s it: it gets the hello.
+    func connected(_ client: ClientID, grant: AccessGrant) {
         queue.async { [self] in
-            send([Addressed(client: client, message: OutgoingMessage(.hello(hello)))])
+            grants[client] = grant
+            send([Addressed(client: client, message: OutgoingMessage(.hello(hello(grant))))])
+        }
+    }
+
+    /// New engine settings or detector parameters (a configuration reload). The engine is
+    /// rebuilt only when its settings changed, keeping what it learned (bias, calibration);
+    /// its attitude converges again within a second or two.
+    func reconfigure(engine configuration: MotionEngine.Configuration, detectors: DetectorConfiguration) {
+        queue.async { [self] in
+            if configuration != engine.configuration {
+                let present = engine.magnetometerPresent
+                engine = MotionEngine(configuration: configuration, restoring: engine.persistentState)
+                engine.magnetometerPresent = present
+                logger.notice("motion engine reconfigured; frames now \(engine.availableFrames.names.joined(separator: ", "))")
+            }
+            publisher.replaceDefaultDetectors(detectors)
         }
     }
 
@@ -152,6 +173,8 @@ final class Pipeline: @unchecked Sendable {
     func disconnected(_ client: ClientID) {
         queue.async { [self] in
             publisher.remove(client)
+            grants[client] = nil
+            pulled[client] = nil
             updateDemand()
         }
     }
@@ -219,15 +242,16 @@ final class Pipeline: @unchecked Sendable {
         Dictionary(uniqueKeysWithValues: SensorKind.allCases.map { ($0, state($0)) })
     }
 
-    private var hello: Hello {
-        Hello(daemon: "motiond", sensors: states, frames: engine.availableFrames)
+    private func hello(_ grant: AccessGrant) -> Hello {
+        Hello(daemon: "motiond", sensors: states, frames: engine.availableFrames, access: grant)
     }
 
     private func answer(_ request: ClientRequest, from client: ClientID, clients: Int, into out: inout [Addressed]) {
         var extra: [ServerMessage] = []
         let result: Result<ServerMessage.Reply, ProtocolError>
+        let grant = grants[client] ?? .coarse
         do throws(ProtocolError) {
-            switch request {
+            switch try grant.admit(request) {
             case .subscribe(let wanted):
                 let subscription = try publisher.subscribe(wanted, client: client, engine: engine)
                 logger.debug("\(client) subscribed to \(wanted.stream) every \(subscription.interval) s")
@@ -241,7 +265,8 @@ final class Pipeline: @unchecked Sendable {
                 updateDemand()
                 result = .success(.unsubscribed)
             case .get(_, let stream, let frame, let orientation):
-                result = .success(.value(try latestValue(stream, frame: frame, orientation: orientation, client: client)))
+                let value = try latestValue(stream, frame: frame, orientation: orientation, client: client)
+                result = .success(.value(grant.capsRate ? throttled(value, PullKey(stream, frame, orientation), for: client, grant: grant) : value))
             case .status:
                 result = .success(.status(DaemonStatus(
                     source: source.uri, uptime: BootClock.now() - started, sensors: states, frames: engine.availableFrames,
@@ -309,6 +334,30 @@ final class Pipeline: @unchecked Sendable {
         default:
             let status = engine.status
             return .calibration(accuracy: status.calibrationAccuracy, calibrationNeeded: status.calibrationNeeded)
+        }
+    }
+
+    /// What a rate-capped client pulls: `value`, unless the value it pulled last for `key` is
+    /// less than the cap's interval older (by sample time); then that one again.
+    private func throttled(_ value: ServerMessage, _ key: PullKey, for client: ClientID, grant: AccessGrant) -> ServerMessage {
+        guard let t = value.timestamp else { return value }
+        if let last = pulled[client]?[key], t >= last.timestamp, t - last.timestamp < grant.minimumInterval - 1e-6 {
+            return last.value
+        }
+        pulled[client, default: [:]][key] = (t, value)
+        return value
+    }
+
+    /// What a `get` asked for, for ``throttled(_:_:for:grant:)``.
+    private struct PullKey: Hashable {
+        var stream: StreamName
+        var frame: AttitudeReferenceFrame?
+        var orientation: HeadingOrientation?
+
+        init(_ stream: StreamName, _ frame: AttitudeReferenceFrame?, _ orientation: HeadingOrientation?) {
+            self.stream = stream
+            self.frame = frame
+            self.orientation = orientation
         }
     }
 

@@ -11,7 +11,7 @@ struct Publisher: Sendable {
     private(set) var subscriptions: [StreamName: [ClientID: Subscription]] = [:]
     /// Running detectors per parameter set; the daemon's own set always runs.
     private var detectors: [DetectorConfiguration: MotionEventDetectors]
-    let defaultDetectors: DetectorConfiguration
+    private(set) var defaultDetectors: DetectorConfiguration
     /// Time of the latest accelerometer sample the detectors saw.
     private(set) var detectorTime: Double?
 
@@ -29,9 +29,29 @@ struct Publisher: Sendable {
             do { _ = try engine.attitude(in: frame) } catch { if case .frameUnavailable(_, let why) = error { reason = why } }
             throw ProtocolError(.frameUnavailable, "\(frame): \(reason)")
         }
-        let subscription = Subscription(request, defaultDetectors: defaultDetectors)
+        let subscription = try Subscription(request, defaultDetectors: defaultDetectors)
         add(subscription, client: client)
         return subscription
+    }
+
+    /// New detector settings for the daemon (a configuration reload): every subscription's
+    /// detectors become them with its client's changes laid over. Detectors whose parameters
+    /// did not change keep running (and keep the orientation they hold).
+    mutating func replaceDefaultDetectors(_ new: DetectorConfiguration) {
+        guard new != defaultDetectors else { return }
+        defaultDetectors = new
+        for (stream, clients) in subscriptions where stream.isDetectorStream {
+            for (client, subscription) in clients {
+                // The options fitted the old parameters, so they fit the new ones (same types).
+                let resolved = (try? Subscription.detectors(subscription.detectorOptions, over: new)) ?? new
+                subscriptions[stream]?[client]?.detectors = resolved
+            }
+        }
+        for configuration in Set(subscriptions.filter { $0.key.isDetectorStream }.values.flatMap(\.values).map(\.detectors)).union([new])
+        where detectors[configuration] == nil {
+            detectors[configuration] = MotionEventDetectors(configuration: configuration)
+        }
+        pruneDetectors()
     }
 
     /// Adds a subscription made by the daemon itself (frames are not checked: unavailable

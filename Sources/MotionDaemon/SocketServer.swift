@@ -16,9 +16,12 @@ import Synchronization
 /// clients for the machine) makes clients lose samples instead of piling up work. A client
 /// whose line exceeds the limit, or that keeps sending garbage, is told why and disconnected;
 /// nobody else notices.
+///
+/// Every connection's peer credentials are logged and decide, through the ``AccessPolicy``,
+/// what it may receive; a configuration reload that changes what a connected client may
+/// receive disconnects it with a goodbye (a client reconnects and learns its new access).
 final class SocketServer: @unchecked Sendable {
     let path: String
-    private let mode: mode_t
     private let pipeline: Pipeline
     private let logger: Logger
     private let queue = DispatchQueue(label: "motiond.server")
@@ -32,6 +35,8 @@ final class SocketServer: @unchecked Sendable {
     private var nextID: UInt64 = 1
     private var readBuffer = [UInt8](repeating: 0, count: 65_536)
     private var stopping = false
+    private var socket: DaemonConfiguration.Socket
+    private var policy: AccessPolicy
 
     /// More clients than this are turned away with a goodbye.
     static let maximumClients = 4096
@@ -39,9 +44,11 @@ final class SocketServer: @unchecked Sendable {
     static let maximumConsecutiveErrors = 10
     static let maximumErrors = 100
 
-    init(path: String, mode: mode_t = 0o666, pipeline: Pipeline, logger: Logger) {
-        self.path = path
-        self.mode = mode
+    /// `socket`: the path, and the permissions given to a socket file the server creates.
+    init(socket: DaemonConfiguration.Socket, policy: AccessPolicy, pipeline: Pipeline, logger: Logger) {
+        path = socket.path
+        self.socket = socket
+        self.policy = policy
         self.pipeline = pipeline
         self.logger = logger
     }
@@ -55,7 +62,14 @@ final class SocketServer: @unchecked Sendable {
         if let adopted {
             fd = adopted
         } else {
-            fd = try UnixSocket.listen(path: path, mode: mode)
+            fd = try UnixSocket.listen(path: path)
+            do {
+                try setPermissions()
+            } catch {
+                Glibc.close(fd)
+                unlink(path)
+                throw error
+            }
         }
         activated = adopted != nil
         queue.sync {
@@ -80,6 +94,41 @@ final class SocketServer: @unchecked Sendable {
         guard !wake.isEmpty else { return }
         queue.async { [self, wake] in
             for client in wake { flush(client) }
+        }
+    }
+
+    /// A reloaded configuration: the socket file's mode and group (when the server created
+    /// it; systemd owns an activated one) and the access policy. Clients whose access changes
+    /// are disconnected with a goodbye saying so. Blocks until done.
+    func reconfigure(socket new: DaemonConfiguration.Socket, policy: AccessPolicy) {
+        queue.sync {
+            let permissionsChanged = new.mode != socket.mode || new.group != socket.group
+            socket.mode = new.mode
+            socket.group = new.group
+            if permissionsChanged, !activated {
+                do {
+                    try setPermissions()
+                } catch {
+                    logger.error("\(error)")
+                }
+            }
+            self.policy = policy
+            let connected = clients.withLock { Array($0.values) }.sorted { $0.id < $1.id }
+            for client in connected {
+                let decision = policy.decide(client.credentials)
+                guard decision.grant != client.grant else { continue }
+                logger.notice("\(client.id): access now \(decision.grant.map(\.description) ?? "refused") (\(decision.reason)): disconnecting it to reconnect",
+                              metadata: Self.metadata(client))
+                goodbye(client, "access policy changed: reconnect")
+            }
+        }
+    }
+
+    /// Gives the socket file the configured mode and group.
+    private func setPermissions() throws(SocketError) {
+        guard chmod(path, socket.mode) == 0 else { throw SocketError(operation: "chmod", path: path, code: errno) }
+        if let group = socket.group, chown(path, uid_t.max, group.id) != 0 {
+            throw SocketError(operation: "chown to group \(group.name)", path: path, code: errno)
         }
     }
 
@@ -135,12 +184,28 @@ final class SocketServer: @unchecked Sendable {
                 logger.warning("turned away a client: \(Self.maximumClients) are connected")
                 continue
             }
+            let who = client.credentials?.description ?? "peer unknown"
+            let decision = policy.decide(client.credentials)
+            guard let grant = decision.grant else {
+                logger.notice("\(client.id) refused (\(who)): \(decision.reason)", metadata: Self.metadata(client))
+                _ = client.post(OutgoingMessage(.reply(id: nil, .failure(ProtocolError(.accessDenied, "this daemon serves nothing to uid \(client.credentials?.uid ?? 0): \(decision.reason)"))), delivery: .control))
+                _ = client.post(OutgoingMessage(.goodbye(reason: "access denied")))
+                _ = client.flush(now: BootClock.now())
+                Glibc.close(fd)
+                continue
+            }
+            client.grant = grant
             clients.withLock { $0[client.id] = client }
             client.start(queue: queue, readable: { [unowned self] in readable(client) }, writable: { [unowned self] in flush(client) })
-            let who = client.credentials?.description ?? "peer unknown"
-            logger.info("\(client.id) connected (\(who))")
-            pipeline.connected(client.id)
+            logger.info("\(client.id) connected (\(who)): \(grant) access, \(decision.reason)", metadata: Self.metadata(client))
+            pipeline.connected(client.id, grant: grant)
         }
+    }
+
+    /// The journal fields of a client's log lines (`journalctl MOTIOND_CLIENT_UID=1000`).
+    private static func metadata(_ client: ClientConnection) -> Logger.Metadata {
+        guard let peer = client.credentials else { return ["client": "\(client.id)"] }
+        return ["client": "\(client.id)", "client_pid": "\(peer.pid)", "client_uid": "\(peer.uid)"]
     }
 
     private func pauseAccepting() {

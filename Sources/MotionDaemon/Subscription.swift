@@ -18,15 +18,23 @@ struct Subscription: Sendable {
     /// `heading`: the edge that counts as forward, and the minimum change between updates.
     let headingOrientation: HeadingOrientation
     var headingFilter: HeadingFilter
-    /// Event streams: the detector parameters (the daemon's unless the client changed some).
-    let detectors: DetectorConfiguration
+    /// Event streams: the detector parameters the client changed (nil: none).
+    let detectorOptions: [String: JSONValue]?
+    /// Event streams: the detector parameters, the daemon's with the client's changes laid over
+    /// them (again when a configuration reload changes the daemon's).
+    var detectors: DetectorConfiguration
     var decimator: Decimator
     /// The sensors it keeps running.
     let kinds: Set<SensorKind>
     /// `deviceMotion`: why the latest value could not be given, if it could not.
     var unavailable: DeviceMotionUnavailable?
 
-    init(_ request: ClientRequest.Subscription, defaultDetectors: DetectorConfiguration) {
+    /// Throws `invalidValue` when the client's detector options do not fit the parameters.
+    init(_ request: ClientRequest.Subscription, defaultDetectors: DetectorConfiguration) throws(ProtocolError) {
+        self.init(request, detectors: try Self.detectors(request.detectors, over: defaultDetectors))
+    }
+
+    private init(_ request: ClientRequest.Subscription, detectors: DetectorConfiguration) {
         stream = request.stream
         let wanted = request.interval ?? (stream.isDetectorStream ? ClientRequest.defaultDetectorInterval : ClientRequest.defaultInterval)
         // Event streams ask for a hardware period; sample streams may be slower than any
@@ -36,14 +44,21 @@ struct Subscription: Sendable {
         frame = request.frame ?? .xArbitraryZVertical
         headingOrientation = request.headingOrientation ?? .portrait
         headingFilter = HeadingFilter(minimumChange: request.headingFilter ?? 1)
-        detectors = request.detectors ?? defaultDetectors
+        detectorOptions = request.detectors
+        self.detectors = detectors
         decimator = Decimator(interval: interval)
         kinds = SensorDemand.kinds(for: stream, frame: frame)
     }
 
     /// The daemon's own printing: every value (no decimation) from sensors run at `period`.
     init(local stream: StreamName, frame: AttitudeReferenceFrame?, period: Double, detectors: DetectorConfiguration) {
-        self.init(ClientRequest.Subscription(stream: stream, interval: period, frame: frame), defaultDetectors: detectors)
+        self.init(ClientRequest.Subscription(stream: stream, interval: period, frame: frame), detectors: detectors)
         decimator = Decimator(interval: 0)
+    }
+
+    /// `options` laid over `defaults`.
+    static func detectors(_ options: [String: JSONValue]?, over defaults: DetectorConfiguration) throws(ProtocolError) -> DetectorConfiguration {
+        guard let options else { return defaults }
+        return try Overlay.apply(options, to: defaults, path: "detectors")
     }
 }

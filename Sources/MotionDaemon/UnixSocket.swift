@@ -12,13 +12,27 @@ struct SocketError: Error, CustomStringConvertible {
     var description: String { "\(operation) \(path): \(String(cString: strerror(code)))" }
 }
 
-/// `struct ucred` (which Glibc exports only under _GNU_SOURCE): who is on the other end.
-struct PeerCredentials: Sendable, CustomStringConvertible {
+/// Who is on the other end of a connection, as the kernel saw it at connect: process, user,
+/// group and supplementary groups (SO_PEERCRED, SO_PEERGROUPS).
+struct PeerCredentials: Sendable, Hashable, CustomStringConvertible {
     var pid: Int32
     var uid: UInt32
     var gid: UInt32
+    var groups: [UInt32] = []
 
     var description: String { "pid \(pid), uid \(uid), gid \(gid)" }
+
+    /// Whether the peer's primary or a supplementary group is `group`.
+    func isMember(of group: gid_t) -> Bool {
+        gid == group || groups.contains(group)
+    }
+}
+
+/// `struct ucred` (which Glibc exports only under _GNU_SOURCE).
+private struct UCred {
+    var pid: Int32 = 0
+    var uid: UInt32 = 0
+    var gid: UInt32 = 0
 }
 
 /// Thin wrappers over the stream Unix socket calls the server needs.
@@ -26,7 +40,7 @@ enum UnixSocket {
     /// Creates, binds and listens on `path` (non-blocking, close-on-exec). A stale socket file
     /// left by a daemon that died is replaced; a live one (something accepts connections) is
     /// an error, as is any other kind of file. The parent directory is created if missing.
-    static func listen(path: String, mode: mode_t) throws(SocketError) -> Int32 {
+    static func listen(path: String) throws(SocketError) -> Int32 {
         var address = try self.address(path)
         let parent = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         if !parent.isEmpty, access(parent, F_OK) != 0, mkdir(parent, 0o755) != 0, errno != EEXIST {
@@ -48,7 +62,6 @@ enum UnixSocket {
             close(fd)
             throw SocketError(operation: "bind", path: path, code: code)
         }
-        chmod(path, mode)
         guard Glibc.listen(fd, SOMAXCONN) == 0 else {
             let code = errno
             close(fd)
@@ -92,13 +105,29 @@ enum UnixSocket {
         return address
     }
 
-    /// The peer's process, user and group (SO_PEERCRED), as the kernel saw them at connect.
+    /// The peer's process, user, group and supplementary groups, as the kernel saw them at
+    /// connect (SO_PEERCRED; SO_PEERGROUPS, whose absence leaves the groups empty).
     static func peerCredentials(_ fd: Int32) -> PeerCredentials? {
-        var credentials = PeerCredentials(pid: 0, uid: 0, gid: 0)
-        var length = socklen_t(MemoryLayout<PeerCredentials>.size)
-        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return nil }
+        var ucred = UCred()
+        var length = socklen_t(MemoryLayout<UCred>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &ucred, &length) == 0 else { return nil }
+        var credentials = PeerCredentials(pid: ucred.pid, uid: ucred.uid, gid: ucred.gid)
+        var groups = [gid_t](repeating: 0, count: 64)
+        while true {
+            var size = socklen_t(groups.count * MemoryLayout<gid_t>.size)
+            if getsockopt(fd, SOL_SOCKET, Self.peerGroupsOption, &groups, &size) == 0 {
+                credentials.groups = Array(groups.prefix(Int(size) / MemoryLayout<gid_t>.size))
+                break
+            }
+            // ERANGE: `size` says how much the list needs.
+            guard errno == ERANGE, Int(size) > groups.count * MemoryLayout<gid_t>.size else { break }
+            groups = [gid_t](repeating: 0, count: Int(size) / MemoryLayout<gid_t>.size)
+        }
         return credentials
     }
+
+    /// SO_PEERGROUPS (Linux 4.13), which Glibc's module does not export.
+    private static let peerGroupsOption: Int32 = 59
 
     /// Accepts one pending connection, non-blocking and close-on-exec; nil with errno set when
     /// there is none or it failed.

@@ -27,12 +27,14 @@ public enum ClientRequest: Sendable, Hashable {
         public var headingFilter: Double?
         /// `heading` only: which edge is "forward" (default portrait: the top edge).
         public var headingOrientation: HeadingOrientation?
-        /// Event streams only: detector parameters to change from the daemon's (a partial
-        /// ``DetectorConfiguration``, e.g. `{"shake":{"threshold":1.5}}`).
-        public var detectors: DetectorConfiguration?
+        /// Event streams only: detector parameters to change from the daemon's, as the client
+        /// sent them (a partial ``DetectorConfiguration``, e.g. `{"shake":{"threshold":1.5}}`).
+        /// Their types are checked when the request is parsed; the daemon lays them over its
+        /// own detector settings, which its configuration file may have changed.
+        public var detectors: [String: JSONValue]?
 
         public init(id: Int? = nil, stream: StreamName, interval: Double? = nil, frame: AttitudeReferenceFrame? = nil,
-                    headingFilter: Double? = nil, headingOrientation: HeadingOrientation? = nil, detectors: DetectorConfiguration? = nil) {
+                    headingFilter: Double? = nil, headingOrientation: HeadingOrientation? = nil, detectors: [String: JSONValue]? = nil) {
             self.id = id
             self.stream = stream
             self.interval = interval
@@ -85,7 +87,8 @@ public enum ClientRequest: Sendable, Hashable {
                 subscription.headingOrientation = try fields.headingOrientation()
             }
             if stream.isDetectorStream, let options = try fields.nested("detectors") {
-                subscription.detectors = try Overlay.apply(options.object, to: DetectorConfiguration(), path: "detectors")
+                _ = try Overlay.apply(options.object, to: DetectorConfiguration(), path: "detectors")
+                subscription.detectors = options.object
             }
             self = .subscribe(subscription)
         case "unsubscribe":
@@ -119,7 +122,7 @@ public enum ClientRequest: Sendable, Hashable {
             if let frame = s.frame { writer.field("frame", frame.description) }
             if let filter = s.headingFilter { writer.field("filter", filter) }
             if let orientation = s.headingOrientation { writer.field("orientation", orientation.rawValue) }
-            if let detectors = s.detectors, let data = try? JSONEncoder().encode(detectors) {
+            if let detectors = s.detectors, let data = try? JSONEncoder().encode(JSONValue.object(detectors)) {
                 writer.raw("detectors", String(decoding: data, as: UTF8.self))
             }
         case .unsubscribe(let id, let stream):

@@ -21,6 +21,10 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable {
     case notPullable
     /// The reference frame cannot be served (no magnetometer, no declination).
     case frameUnavailable
+    /// The access policy does not let this connection have the stream (the message says what
+    /// it may have; the hello's `access` lists it). Also sent, without an id and followed by
+    /// a goodbye, to a connection the policy refuses outright.
+    case accessDenied
     /// Too many bad requests: the connection is closed after this reply.
     case tooManyErrors
     /// The daemon failed in a way that is not the client's fault.

@@ -49,6 +49,17 @@ public indirect enum ServerMessage: Sendable, Equatable {
         }
     }
 
+    /// When the value was measured (seconds since boot), for messages that carry one.
+    public var timestamp: Double? {
+        switch self {
+        case .sample(let sample): return sample.timestamp
+        case .deviceMotion(let motion): return motion.timestamp
+        case .heading(let heading, _, _): return heading.timestamp
+        case .event(let event): return event.timestamp
+        case .hello, .reply, .availability, .calibration, .dropped, .goodbye: return nil
+        }
+    }
+
     /// The message as one line of JSON, without the newline.
     public var line: String {
         var writer = JSONWriter()

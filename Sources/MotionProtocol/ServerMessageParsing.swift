@@ -16,7 +16,7 @@ extension ServerMessage {
                 throw ProtocolError(.invalidValue, "protocol \(try fields.integer("protocol") ?? 0): this client speaks \(Wire.version)")
             }
             return .hello(Hello(daemon: try fields.required("daemon", fields.string), sensors: try fields.sensors(),
-                                frames: try fields.frames()))
+                                frames: try fields.frames(), access: try fields.access()))
         case "reply":
             return .reply(id: try fields.integer("id"), try fields.reply())
         case "accelerometer", "gyro", "magnetometer":
@@ -88,6 +88,17 @@ extension JSONFields {
             if let state = try all.nested(kind.rawValue) { sensors[kind] = try SensorState(state) }
         }
         return sensors
+    }
+
+    /// The hello's `access`; streams this version does not know are left out.
+    func access() throws(ProtocolError) -> AccessGrant? {
+        guard let access = try nested("access") else { return nil }
+        let tierName = try access.required("tier", access.string)
+        guard let tier = AccessGrant.Tier(rawValue: tierName) else {
+            throw ProtocolError(.invalidValue, "access.tier: \"\(tierName)\" is not one of \(AccessGrant.Tier.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return AccessGrant(tier: tier, streams: Set(try access.required("streams", access.strings).compactMap(StreamName.init(rawValue:))),
+                           minimumInterval: try access.required("minimumInterval", access.number))
     }
 
     func frames() throws(ProtocolError) -> AttitudeReferenceFrame {

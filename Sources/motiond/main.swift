@@ -17,10 +17,19 @@ struct Motiond: ParsableCommand {
         discussion: """
         Sources: local: (this machine's IIO devices, default), ip:HOST[:PORT] (an iiod server), \
         sim: (a simulated IMU playing a scripted motion), replay:FILE.csv (a recorded trace).
+
+        Settings come from the configuration file (\(ConfigurationFile.defaultPath) unless \
+        --config names another); options given here win over the file's. SIGHUP reloads the file.
         """)
 
-    @Option(help: "Where samples come from: local:, ip:HOST[:PORT], sim:, replay:FILE.csv.")
-    var source = "local:"
+    @Option(help: "Read settings from this TOML file (default \(ConfigurationFile.defaultPath), if it exists).")
+    var config: String?
+
+    @Flag(help: "Read no configuration file: built-in defaults and the options given.")
+    var noConfig = false
+
+    @Option(help: "Where samples come from: local: (default), ip:HOST[:PORT], sim:, replay:FILE.csv.")
+    var source: String?
 
     @Option(help: "Serve clients on this Unix socket (default \(Wire.defaultSocketPath); with --print-samples or --print-motion, only when given).")
     var socket: String?
@@ -38,7 +47,7 @@ struct Motiond: ParsableCommand {
     var interval = 0.02
 
     @Option(parsing: .upToNextOption, help: "Sensors to use: accelerometer gyroscope magnetometer (default: all).")
-    var sensors: [SensorKind] = SensorKind.allCases
+    var sensors: [SensorKind] = []
 
     @Flag(help: "Print every sample on standard output.")
     var printSamples = false
@@ -46,11 +55,11 @@ struct Motiond: ParsableCommand {
     @Option(help: "Print device motion in this reference frame (xArbitraryZVertical, xArbitraryCorrectedZVertical, xMagneticNorthZVertical, xTrueNorthZVertical) at the gyroscope's rate.")
     var printMotion: String?
 
-    @Option(help: "Keep the learned gyroscope bias and magnetometer calibration in this JSON file across restarts.")
+    @Option(help: "Keep the learned gyroscope bias and magnetometer calibration in this JSON file across restarts (default: the configuration's [state] path, when serving the socket on the configured source).")
     var stateFile: String?
 
-    @Option(help: "Seconds between saves of a changing engine state (it is saved at exit too).")
-    var stateSaveInterval = 30.0
+    @Option(help: "Seconds between saves of a changing engine state (it is saved at exit too; default 30).")
+    var stateSaveInterval: Double?
 
     @OptionGroup(title: "Motion engine")
     var engine: EngineOptions
@@ -76,7 +85,10 @@ struct Motiond: ParsableCommand {
     func validate() throws {
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
         if let duration, !(duration.isFinite && duration > 0) { throw ValidationError("--duration must be a positive number of seconds") }
-        if !(stateSaveInterval.isFinite && stateSaveInterval > 0) { throw ValidationError("--state-save-interval must be a positive number of seconds") }
+        if let stateSaveInterval, !(stateSaveInterval.isFinite && stateSaveInterval > 0) {
+            throw ValidationError("--state-save-interval must be a positive number of seconds")
+        }
+        if noConfig && config != nil { throw ValidationError("--config and --no-config exclude each other") }
         if let printMotion, AttitudeReferenceFrame(name: printMotion) == nil {
             throw ValidationError("--print-motion \(printMotion): expected one of \(AttitudeReferenceFrame.named.map(\.name).joined(separator: ", "))")
         }
@@ -88,17 +100,44 @@ struct Motiond: ParsableCommand {
         logTarget.bootstrap(level: logLevel)
         let logger = Logger(label: "motiond")
 
-        let uri: SourceURI
-        var overrides: [MountMatrixOverride] = []
+        var overrides = CommandLineOverrides()
+        let modelDate: Date?
         do {
-            uri = try SourceURI(parsing: source)
-            _ = try SourceRequest(sensors, period: interval)
-            for text in mountMatrix { overrides.append(try MountMatrixOverride(parsing: text)) }
+            overrides.source = try source.map { try SourceURI(parsing: $0) }
+            overrides.sensors = sensors.isEmpty ? nil : Set(sensors)
+            overrides.mountMatrix = try mountMatrix.map { try MountMatrixOverride(parsing: $0) }
+            overrides.magnetometerCalibration = try engine.calibrationMode()
+            overrides.applyAxisCorrection = engine.applyAxisCorrection
+            overrides.trueNorth = try engine.trueNorth()
+            overrides.socketPath = socket
+            overrides.statePath = stateFile
+            overrides.stateSaveInterval = stateSaveInterval
+            modelDate = try engine.modelDate()
+            _ = try SourceRequest(sensors.isEmpty ? SensorKind.allCases : sensors, period: interval)
         } catch {
             throw ValidationError("\(error)")
         }
-        let discovery = SensorDiscovery(overrides: overrides)
+        // The file is read again, with the same overrides, on every reload.
+        let file = config
+        let reread: (@Sendable () throws(ConfigurationError) -> DaemonConfiguration)? = noConfig ? nil : { @Sendable [overrides] () throws(ConfigurationError) in
+            var configuration = try ConfigurationFile.load(file)
+            overrides.apply(to: &configuration)
+            return configuration
+        }
+        var configuration = DaemonConfiguration()
+        do {
+            if let reread {
+                configuration = try reread()
+            } else {
+                overrides.apply(to: &configuration)
+            }
+        } catch {
+            logger.critical("cannot start with this configuration: \(error)")
+            throw ExitCode(78) // EX_CONFIG
+        }
 
+        let uri = configuration.source
+        let discovery = SensorDiscovery(overrides: configuration.mountMatrix)
         let made: MotionSource
         do {
             made = try SourceFactory.make(uri, discovery: discovery, replayPacing: replayFast ? .asFastAsPossible : .realtime, logger: logger)
@@ -125,12 +164,12 @@ struct Motiond: ParsableCommand {
             return
         }
 
-        let configuration: MotionEngine.Configuration
+        let engineConfiguration: MotionEngine.Configuration
         do {
-            configuration = try engine.configuration()
+            engineConfiguration = try configuration.engineConfiguration(on: modelDate ?? Date())
         } catch {
-            logger.error("\(error)")
-            throw ExitCode.failure
+            logger.critical("cannot start: true north: \(error)")
+            throw ExitCode(78)
         }
         let printing: Daemon.Printing
         if let frame = printMotion.flatMap(AttitudeReferenceFrame.init(name:)) {
@@ -140,21 +179,21 @@ struct Motiond: ParsableCommand {
         } else {
             printing = .nothing
         }
-        let socketPath: String?
-        if case .nothing = printing {
-            socketPath = noSocket ? nil : (socket ?? Wire.defaultSocketPath)
-        } else {
-            socketPath = noSocket ? nil : socket
-        }
-        if socketPath == nil, case .nothing = printing {
+        let printingOnly: Bool
+        if case .nothing = printing { printingOnly = false } else { printingOnly = true }
+        // Printing serves the socket only when one is named.
+        let serveSocket = !noSocket && (!printingOnly || socket != nil)
+        if !serveSocket && !printingOnly {
             logger.error("nothing to do: --no-socket without --print-samples or --print-motion")
             throw ExitCode.failure
         }
-        let options = Daemon.Options(socketPath: socketPath, printing: printing, sensors: Set(sensors), printPeriod: interval,
-                                     count: count, duration: duration, detectors: DetectorConfiguration(), stateFile: stateFile,
-                                     stateSaveInterval: stateSaveInterval)
-        if socketPath != nil { DescriptorLimit.raise() }
-        Daemon(source: made, configuration: configuration, options: options, logger: logger).run()
+        // The configured state file belongs to the configured setup: a run on another source
+        // (a simulation, a replay) or one that only prints leaves it alone.
+        let persistState = stateFile != nil || (serveSocket && source == nil)
+        let options = Daemon.Options(configuration: configuration, modelDate: modelDate, serveSocket: serveSocket, printing: printing,
+                                     printPeriod: interval, count: count, duration: duration, persistState: persistState, reread: reread)
+        if serveSocket { DescriptorLimit.raise() }
+        Daemon(source: made, engine: engineConfiguration, options: options, logger: logger).run()
     }
 }
 

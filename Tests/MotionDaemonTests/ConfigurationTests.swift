@@ -88,11 +88,11 @@ struct ConfigurationTests {
 
         [socket]
         path = "/tmp/motiond-test.sock"
-        group = "motion"
+        group = "daemon"
         mode = "0660"
 
         [access]
-        group = "motion"
+        group = "adm"
         others = "none"
         active-session-rate = 25
 
@@ -134,9 +134,10 @@ struct ConfigurationTests {
         expected.detectors.tap.maximumDuration = 0.3
         expected.detectors.tap.doubleTapWindow = 0.4
         expected.socket.path = "/tmp/motiond-test.sock"
-        expected.socket.group = "motion"
+        // Groups every Debian system has (base-passwd).
+        expected.socket.group = try #require(SystemGroup.named("daemon"))
         expected.socket.mode = 0o660
-        expected.access.group = "motion"
+        expected.access.group = try #require(SystemGroup.named("adm"))
         expected.access.others = .nothing
         expected.access.activeSessionRate = 25
         expected.state.path = "/tmp/motiond-test/engine.json"

@@ -24,7 +24,7 @@ struct OutgoingMessageTests {
         (.event(.gesture(.slapLeft, timestamp: 0)), .event(.gesture)),
         (.reply(id: 1, .success(.unsubscribed)), .reply),
         (.reply(id: nil, .failure(ProtocolError(.malformedJSON, "not JSON"))), .reply),
-        (.hello(Hello(daemon: "motiond", sensors: [:], frames: .xArbitraryZVertical)), .control),
+        (.hello(Hello(daemon: "motiond", sensors: [:], frames: .xArbitraryZVertical, access: .full)), .control),
         (.dropped(stream: .gyro, count: 1, total: 1), .control),
         (.goodbye(reason: "bye"), .control),
     ])

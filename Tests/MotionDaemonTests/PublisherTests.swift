@@ -182,10 +182,8 @@ struct PublisherTests {
 
     @Test("a client with its own detector parameters gets the events of its own detector set, not the default one's")
     func ownDetectors() throws {
-        var insensitive = DetectorConfiguration()
-        insensitive.shake.threshold = 100
-        var patient = DetectorConfiguration()
-        patient.orientation.settleTime = 1
+        let insensitive: [String: JSONValue] = ["shake": ["threshold": 100]]
+        let patient: [String: JSONValue] = ["orientation": ["settleTime": 1]]
         var bench = Bench()
         try bench.subscribe(Self.first, .init(stream: .shake))
         try bench.subscribe(Self.second, .init(stream: .shake, detectors: insensitive))

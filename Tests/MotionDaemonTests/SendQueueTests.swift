@@ -108,7 +108,7 @@ struct SendQueueTests {
     @Test("replies and control messages are always kept, whatever else overflows")
     func alwaysKept() {
         var queue = SendQueue(sampleCapacity: 1, eventCapacity: 1)
-        var kept: [OutgoingMessage] = [OutgoingMessage(.hello(Hello(daemon: "motiond", sensors: [:], frames: .xArbitraryZVertical)))]
+        var kept: [OutgoingMessage] = [OutgoingMessage(.hello(Hello(daemon: "motiond", sensors: [:], frames: .xArbitraryZVertical, access: .full)))]
         queue.enqueue(kept[0])
         for id in 1...20 {
             let reply = Self.reply(id)

@@ -10,8 +10,8 @@ struct SubscriptionTests {
     static let defaults = DetectorConfiguration()
 
     @Test("a sample stream without options: 0.1 s, the arbitrary frame, the top edge with a 1° filter, the daemon's detectors")
-    func sampleStreamDefaults() {
-        let subscription = Subscription(.init(stream: .deviceMotion), defaultDetectors: Self.defaults)
+    func sampleStreamDefaults() throws {
+        let subscription = try Subscription(.init(stream: .deviceMotion), defaultDetectors: Self.defaults)
         #expect(subscription.interval == ClientRequest.defaultInterval)
         #expect(subscription.period == 0.1)
         #expect(subscription.frame == .xArbitraryZVertical)
@@ -25,8 +25,8 @@ struct SubscriptionTests {
     @Test("a sample stream's interval is clamped to 10 ms from below only; its period to 10–100 ms", arguments: [
         (0.001, 0.01, 0.01), (0.05, 0.05, 0.05), (2.0, 2.0, 0.1),
     ])
-    func sampleInterval(asked: Double, interval: Double, period: Double) {
-        let subscription = Subscription(.init(stream: .gyro, interval: asked), defaultDetectors: Self.defaults)
+    func sampleInterval(asked: Double, interval: Double, period: Double) throws {
+        let subscription = try Subscription(.init(stream: .gyro, interval: asked), defaultDetectors: Self.defaults)
         #expect(subscription.interval == interval)
         #expect(subscription.period == period)
         #expect(subscription.decimator.interval == interval)
@@ -35,24 +35,26 @@ struct SubscriptionTests {
     @Test("an event stream asks for an accelerometer period: 20 ms by default, clamped to 10–100 ms", arguments: [
         (nil, 0.02), (0.001, 0.01), (0.05, 0.05), (2.0, 0.1),
     ] as [(Double?, Double)])
-    func eventInterval(asked: Double?, interval: Double) {
-        let subscription = Subscription(.init(stream: .orientation, interval: asked), defaultDetectors: Self.defaults)
+    func eventInterval(asked: Double?, interval: Double) throws {
+        let subscription = try Subscription(.init(stream: .orientation, interval: asked), defaultDetectors: Self.defaults)
         #expect(subscription.interval == interval)
         #expect(subscription.period == interval)
         #expect(subscription.kinds == [.accelerometer])
     }
 
-    @Test("the request's options win over the defaults")
-    func options() {
-        var detectors = DetectorConfiguration()
-        detectors.shake.threshold = 3
-        let shake = Subscription(.init(stream: .shake, detectors: detectors), defaultDetectors: Self.defaults)
-        #expect(shake.detectors == detectors)
-        let heading = Subscription(.init(stream: .heading, headingFilter: 0, headingOrientation: .landscapeRight), defaultDetectors: Self.defaults)
+    @Test("the request's options win over the defaults; detector options are laid over the daemon's detector settings")
+    func options() throws {
+        var daemon = DetectorConfiguration()
+        daemon.orientation.settleTime = 0.4
+        var expected = daemon
+        expected.shake.threshold = 3
+        let shake = try Subscription(.init(stream: .shake, detectors: ["shake": ["threshold": 3]]), defaultDetectors: daemon)
+        #expect(shake.detectors == expected)
+        let heading = try Subscription(.init(stream: .heading, headingFilter: 0, headingOrientation: .landscapeRight), defaultDetectors: Self.defaults)
         #expect(heading.headingOrientation == .landscapeRight)
         #expect(heading.headingFilter.minimumChange == 0)
         #expect(heading.kinds == Set(SensorKind.allCases))
-        let motion = Subscription(.init(stream: .deviceMotion, frame: .xTrueNorthZVertical), defaultDetectors: Self.defaults)
+        let motion = try Subscription(.init(stream: .deviceMotion, frame: .xTrueNorthZVertical), defaultDetectors: Self.defaults)
         #expect(motion.frame == .xTrueNorthZVertical)
         #expect(motion.kinds == Set(SensorKind.allCases))
     }

@@ -13,10 +13,9 @@ struct ClientRequestTests {
             == .subscribe(.init(id: 1, stream: .deviceMotion, interval: 0.02, frame: .xMagneticNorthZVertical)))
         #expect(try parse(#"{"op":"subscribe","stream":"heading","filter":0,"orientation":"landscapeLeft"}"#)
             == .subscribe(.init(stream: .heading, headingFilter: 0, headingOrientation: .landscapeLeft)))
-        var detectors = DetectorConfiguration()
-        detectors.shake.threshold = 1.5
+        // Detector options stay as the client sent them: the daemon lays them over its own settings.
         #expect(try parse(#"{"op":"subscribe","id":2,"stream":"shake","detectors":{"shake":{"threshold":1.5}}}"#)
-            == .subscribe(.init(id: 2, stream: .shake, detectors: detectors)))
+            == .subscribe(.init(id: 2, stream: .shake, detectors: ["shake": ["threshold": 1.5]])))
     }
 
     @Test("subscribe without options leaves every option to the daemon's defaults")
@@ -147,13 +146,9 @@ struct ClientRequestTests {
     }
 
     /// Detector parameters changed at two nesting levels.
-    static let tunedDetectors: DetectorConfiguration = {
-        var detectors = DetectorConfiguration()
-        detectors.orientation.settleTime = 0.3
-        detectors.shake.requiredReversals = 3
-        detectors.hardAcceleration = 0.75
-        return detectors
-    }()
+    static let tunedDetectors: [String: JSONValue] = [
+        "orientation": ["settleTime": 0.3], "shake": ["requiredReversals": 3], "hardAcceleration": 0.75,
+    ]
 
     @Test("ClientRequest.id is the request's id for every op")
     func id() {

@@ -13,7 +13,7 @@ struct ServerMessageTests {
     @Test("hello: protocol 1, sensors by kind, frames, every stream and the interval limits")
     func hello() throws {
         let hello = Hello(daemon: "motiond 0.5", sensors: [.accelerometer: Self.reading, .magnetometer: Self.absent],
-                          frames: [.xArbitraryZVertical, .xMagneticNorthZVertical])
+                          frames: [.xArbitraryZVertical, .xMagneticNorthZVertical], access: .activeSession(rate: 50))
         let object = try #require(jsonObject(ServerMessage.hello(hello).line))
         #expect(object["type"] as? String == "hello")
         #expect(object["protocol"] as? Int == 1)
@@ -31,6 +31,9 @@ struct ServerMessageTests {
         #expect(isNumber(value(object, "intervals.minimum"), Wire.minimumInterval))
         #expect(isNumber(value(object, "intervals.maximum"), Wire.maximumInterval))
         #expect(object["maximumLineLength"] as? Int == Wire.maximumLineLength)
+        #expect(value(object, "access.tier") as? String == "activeSession")
+        #expect((value(object, "access.streams") as? [String])?.count == StreamName.allCases.count)
+        #expect(isNumber(value(object, "access.minimumInterval"), 0.02))
     }
 
     @Test("reply to subscribe: id, ok, the granted interval and availability")
@@ -225,7 +228,7 @@ struct ServerMessageTests {
         (.event(.gesture(.tap, timestamp: 0)), .gesture),
         (.availability(.magnetometer, ServerMessageTests.absent), .availability),
         (.calibration(accuracy: .high, calibrationNeeded: false), .calibration),
-        (.hello(Hello(daemon: "motiond", sensors: [:], frames: .xArbitraryZVertical)), nil),
+        (.hello(Hello(daemon: "motiond", sensors: [:], frames: .xArbitraryZVertical, access: nil)), nil),
         (.reply(id: 1, .success(.unsubscribed)), nil),
         (.dropped(stream: .gyro, count: 1, total: 1), nil),
         (.goodbye(reason: "bye"), nil),
