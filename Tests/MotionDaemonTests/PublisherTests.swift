@@ -214,6 +214,29 @@ struct PublisherTests {
         #expect(faceUp(Self.first).count == 1 && faceUp(Self.second).count == 1)
     }
 
+    @Test("new daemon detector settings reach every detector subscription, with each client's own changes laid over them")
+    func replaceDefaultDetectors() throws {
+        var bench = Bench()
+        try bench.subscribe(Self.first, .init(stream: .shake))
+        try bench.subscribe(Self.second, .init(stream: .shake, detectors: ["shake": ["requiredReversals": 3]]))
+        var insensitive = DetectorConfiguration()
+        insensitive.shake.threshold = 100
+        bench.publisher.replaceDefaultDetectors(insensitive)
+        #expect(bench.publisher.defaultDetectors == insensitive)
+        #expect(bench.publisher.subscription(.shake, client: Self.first)?.detectors == insensitive)
+        var own = insensitive
+        own.shake.requiredReversals = 3
+        #expect(bench.publisher.subscription(.shake, client: Self.second)?.detectors == own)
+        // The shake of ownDetectors() is far below the new threshold: nobody sees it.
+        bench.feed(Self.device(seconds: 5) { t in
+            (2...3.5).contains(t) ? Vector3(2.5 * sin(2 * .pi * 4 * (t - 2)), 0, 0) : .zero
+        })
+        #expect(bench.messages(to: Self.first, on: .shake).isEmpty && bench.messages(to: Self.second, on: .shake).isEmpty)
+        // New subscriptions start from the new settings too.
+        try bench.subscribe(Self.third, .init(stream: .shake))
+        #expect(bench.publisher.subscription(.shake, client: Self.third)?.detectors == insensitive)
+    }
+
     @Test("every due client is sent the same encoded message")
     func encodedOnce() throws {
         var bench = Bench()

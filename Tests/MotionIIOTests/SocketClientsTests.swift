@@ -7,10 +7,6 @@ import Testing
 /// affect a well-behaved client, stall the pipeline, or leak descriptors.
 @Suite("Socket clients: isolation, errors, lifecycle")
 struct SocketClientsTests {
-    static func errorCode(_ reply: [String: Any]?) -> String? {
-        (reply?["error"] as? [String: Any])?["code"] as? String
-    }
-
     @Test("a stuck client and a garbage-sending client do not disturb a reading one; the stuck one learns what it lost")
     func hostileClients() async throws {
         let daemon = try ServedDaemon(["--source", "sim:"])
@@ -29,17 +25,17 @@ struct SocketClientsTests {
         let garbage = try await daemon.connect()
         try await garbage.send(#"{"op":"fly","id":7}"#)
         let unknown = try await garbage.reply(7)
-        #expect(Self.errorCode(unknown) == "unknownOp")
+        #expect(errorCode(unknown) == "unknownOp")
         try await garbage.send(#"{"op":"subscribe","id":8,"stream":"teleport"}"#)
-        #expect(Self.errorCode(try await garbage.reply(8)) == "unknownStream")
+        #expect(errorCode(try await garbage.reply(8)) == "unknownStream")
         try await garbage.send(#"{"op":"subscribe","id":9,"stream":"gyro","interval":"fast"}"#)
         let badValue = try await garbage.reply(9)
-        #expect(Self.errorCode(badValue) == "invalidValue")
+        #expect(errorCode(badValue) == "invalidValue")
         #expect(((badValue?["error"] as? [String: Any])?["message"] as? String)?.contains("interval") == true)
         // In one write: the daemon may hang up before a twelfth separate send.
         try await garbage.send(bytes: Array(String(repeating: "this is not json\n", count: 12).utf8))
         let closing = try await garbage.collect(for: 2)
-        #expect(closing.contains { Self.errorCode($0) == "tooManyErrors" })
+        #expect(closing.contains { errorCode($0) == "tooManyErrors" })
         #expect(closing.last?["type"] as? String == "goodbye")
         #expect(garbage.closedByPeer, "a client that keeps sending garbage is disconnected")
 
@@ -47,7 +43,7 @@ struct SocketClientsTests {
         let endless = try await daemon.connect()
         try await endless.send(bytes: [UInt8](repeating: UInt8(ascii: "x"), count: Wire.maximumLineLength + 10))
         let cut = try await endless.collect(for: 2)
-        #expect(cut.contains { Self.errorCode($0) == "lineTooLong" })
+        #expect(cut.contains { errorCode($0) == "lineTooLong" })
         #expect(endless.closedByPeer)
 
         // Meanwhile the reader got everything at its rate.
@@ -142,7 +138,7 @@ struct SocketClientsTests {
         #expect(try await fast.reply(2)?["ok"] as? Bool == true)
         #expect(try await periods() == ["accelerometer": 0.02])
         try await fast.send(.unsubscribe(id: 3, stream: .deviceMotion))
-        #expect(Self.errorCode(try await fast.reply(3)) == "notSubscribed")
+        #expect(errorCode(try await fast.reply(3)) == "notSubscribed")
 
         // A 1 s subscriber next to nothing faster: the slowest hardware period, decimated.
         try await fast.send(.subscribe(.init(id: 4, stream: .gyro, interval: 1)))

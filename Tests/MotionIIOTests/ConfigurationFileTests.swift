@@ -1,0 +1,69 @@
+import Foundation
+import Glibc
+import MotionProtocol
+import Testing
+
+/// motiond run from a configuration file, as the service runs it: the file's settings in force,
+/// the command line's winning, and a file that cannot be used refusing the start.
+@Suite("Configuration file: start")
+struct ConfigurationFileTests {
+    @Test("a bad file: motiond does not start (exit 78, EX_CONFIG), the error names file, line and key, no socket appears")
+    func badFile() async throws {
+        let directory = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("motiond.toml").path
+        let socket = directory.appendingPathComponent("motiond.sock").path
+        try """
+            # comment
+            [detectors.shake]
+            threshold = "hard"
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let bad = try await Emulation.run([Emulation.motiond, "--config", config, "--source", "sim:", "--socket", socket])
+        #expect(bad.status == 78)
+        #expect(bad.stderr.contains("cannot start with this configuration: \(config):3: detectors.shake.threshold: expected a number"), "\(bad.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: socket))
+
+        let missing = try await Emulation.run([Emulation.motiond, "--config", directory.appendingPathComponent("none.toml").path, "--source", "sim:"])
+        #expect(missing.status == 78)
+        #expect(missing.stderr.contains("none.toml: no such file"), "\(missing.stderr)")
+    }
+
+    @Test("the file's source, socket, true north and state are used; options given on the command line win")
+    func fileInForce() async throws {
+        let directory = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("motiond.toml").path
+        let socket = directory.appendingPathComponent("from-file.sock").path
+        let state = directory.appendingPathComponent("engine.json").path
+        try """
+            source = "sim:"
+            declination = 4.5
+            [socket]
+            path = "\(socket)"
+            mode = "0600"
+            [state]
+            path = "\(state)"
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+
+        let daemon = try RunningProcess([Emulation.motiond, "--config", config])
+        #expect(await daemon.wait(timeout: 10) { $0.stderr.contains("listening on \(socket)") }, "\(daemon.stderr)")
+        var info = stat()
+        #expect(stat(socket, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        let client = try await SocketClient(path: socket)
+        let hello = try #require(try await client.next(type: "hello"))
+        #expect((hello["frames"] as? [String])?.contains("xTrueNorthZVertical") == true, "declination from the file: \(hello)")
+        #expect(daemon.stop() == 0)
+        // The configured setup (its source, serving its socket) keeps its state.
+        #expect(FileManager.default.fileExists(atPath: state), "\(daemon.stderr)")
+        try FileManager.default.removeItem(atPath: state)
+
+        // Given on the command line: another socket, another source; the configured state file
+        // is then left alone (it belongs to the configured source).
+        let other = directory.appendingPathComponent("from-options.sock").path
+        let overridden = try RunningProcess([Emulation.motiond, "--config", config, "--socket", other, "--source", "sim:", "--declination=-2"])
+        #expect(await overridden.wait(timeout: 10) { $0.stderr.contains("listening on \(other)") }, "\(overridden.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: socket))
+        #expect(overridden.stop() == 0)
+        #expect(!FileManager.default.fileExists(atPath: state), "\(overridden.stderr)")
+    }
+}
