@@ -16,7 +16,7 @@ SWIFTFLAGS  ?=
 RELEASEFLAGS ?= --static-swift-stdlib
 DEMO_SECONDS ?= 20
 
-.PHONY: all build demo check test deps test-deps install uninstall clean accuracy bench bench-daemon
+.PHONY: all build demo check test deps test-deps install install-data uninstall clean accuracy bench bench-daemon
 
 all: build
 
@@ -69,18 +69,25 @@ bench-daemon: deps
 install: build
 	install -Dm755 .build/release/motiond $(DESTDIR)$(BINDIR)/motiond
 	install -Dm755 .build/release/motionctl $(DESTDIR)$(BINDIR)/motionctl
-	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(UDEVDIR) $(DESTDIR)$(SYSCONFDIR)/default
+	$(MAKE) install-data
+
+# Everything but the binaries: units, sysusers entry, udev rule, configuration, examples.
+install-data:
+	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(UDEVDIR)
 	sed 's|@BINDIR@|$(BINDIR)|g' systemd/motiond.service > $(DESTDIR)$(UNITDIR)/motiond.service
 	chmod 644 $(DESTDIR)$(UNITDIR)/motiond.service
 	install -m644 systemd/motiond.socket $(DESTDIR)$(UNITDIR)/motiond.socket
 	install -Dm644 systemd/motiond.sysusers $(DESTDIR)$(SYSUSERSDIR)/motiond.conf
 	install -m644 udev/70-motiond.rules $(DESTDIR)$(UDEVDIR)/70-motiond.rules
 	install -Dm644 udev/61-motiond-mount-matrix.hwdb.example $(DESTDIR)$(PREFIX)/share/doc/motiond/61-motiond-mount-matrix.hwdb.example
-	[ -e $(DESTDIR)$(SYSCONFDIR)/default/motiond ] || install -m644 etc/default/motiond $(DESTDIR)$(SYSCONFDIR)/default/motiond
+	# An edited configuration is never overwritten; the shipped one sits beside it.
+	install -Dm644 etc/motiond/motiond.toml $(DESTDIR)$(PREFIX)/share/doc/motiond/motiond.toml
+	[ -e $(DESTDIR)$(SYSCONFDIR)/motiond/motiond.toml ] || install -Dm644 etc/motiond/motiond.toml $(DESTDIR)$(SYSCONFDIR)/motiond/motiond.toml
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/motiond $(DESTDIR)$(BINDIR)/motionctl $(DESTDIR)$(UNITDIR)/motiond.service $(DESTDIR)$(UNITDIR)/motiond.socket $(DESTDIR)$(SYSUSERSDIR)/motiond.conf $(DESTDIR)$(UDEVDIR)/70-motiond.rules
-	rm -f $(DESTDIR)$(PREFIX)/share/doc/motiond/61-motiond-mount-matrix.hwdb.example
+	rm -f $(DESTDIR)$(PREFIX)/share/doc/motiond/61-motiond-mount-matrix.hwdb.example $(DESTDIR)$(PREFIX)/share/doc/motiond/motiond.toml
+	# $(SYSCONFDIR)/motiond/motiond.toml stays: it is the administrator's.
 	rmdir $(DESTDIR)$(PREFIX)/share/doc/motiond 2>/dev/null || true
 
 clean:

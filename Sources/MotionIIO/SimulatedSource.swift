@@ -29,6 +29,12 @@ public final class SimulatedSource: MotionSource, @unchecked Sendable {
         self.imu = imu
     }
 
+    deinit {
+        // Dispatch traps when an inactive queue is released (a source made and never started,
+        // as by `motiond --source sim: --list-sensors`).
+        if !activated { queue.activate() }
+    }
+
     public func start(_ request: SourceRequest, queue target: DispatchQueue, handler: @escaping SourceHandler) throws(SourceError) {
         activation.sync {
             guard !activated else { return }

@@ -9,35 +9,61 @@ import Testing
 /// `systemd-socket-activate`.
 @Suite("systemd integration")
 struct SystemdTests {
-    /// The unit files as `make install` writes them, with ExecStart pointing at the motiond under
-    /// test, in a fresh directory.
-    static func installedUnits() throws -> URL {
+    /// What `make install-data` (the part of `make install` that is not the binaries) puts under
+    /// a fresh DESTDIR, with ExecStart pointing at the motiond under test; the units are in
+    /// `usr/lib/systemd/system`.
+    static func installedUnits() async throws -> URL {
         let dir = try Emulation.temporaryDirectory()
         let bindir = URL(fileURLWithPath: Emulation.motiond).deletingLastPathComponent().path
-        let service = try String(contentsOfFile: Emulation.packageRoot.appendingPathComponent("systemd/motiond.service").path, encoding: .utf8)
-        try service.replacingOccurrences(of: "@BINDIR@", with: bindir)
-            .write(to: dir.appendingPathComponent("motiond.service"), atomically: true, encoding: .utf8)
-        try FileManager.default.copyItem(at: Emulation.packageRoot.appendingPathComponent("systemd/motiond.socket"),
-                                         to: dir.appendingPathComponent("motiond.socket"))
+        let make = try await Emulation.run(["make", "-s", "-C", Emulation.packageRoot.path, "install-data",
+                                            "DESTDIR=\(dir.path)", "PREFIX=/usr", "BINDIR=\(bindir)"])
+        guard make.status == 0 else { throw TestFailure("make install-data: \(make.stderr)") }
         return dir
+    }
+
+    static func unitDirectory(_ destdir: URL) -> String { destdir.appendingPathComponent("usr/lib/systemd/system").path }
+
+    @Test("make install-data: units with the binary's path, sysusers entry, udev rule, the configuration (never overwritten once edited)")
+    func installData() async throws {
+        let dir = try await Self.installedUnits()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let bindir = URL(fileURLWithPath: Emulation.motiond).deletingLastPathComponent().path
+        let service = try String(contentsOfFile: Self.unitDirectory(dir) + "/motiond.service", encoding: .utf8)
+        #expect(service.contains("ExecStart=\(bindir)/motiond\n"))
+        for file in ["usr/lib/systemd/system/motiond.socket", "usr/lib/sysusers.d/motiond.conf", "usr/lib/udev/rules.d/70-motiond.rules",
+                     "usr/share/doc/motiond/61-motiond-mount-matrix.hwdb.example", "usr/share/doc/motiond/motiond.toml"] {
+            #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent(file).path), "\(file)")
+        }
+        let config = dir.appendingPathComponent("etc/motiond/motiond.toml").path
+        let shipped = try String(contentsOfFile: Emulation.packageRoot.appendingPathComponent("etc/motiond/motiond.toml").path, encoding: .utf8)
+        #expect(try String(contentsOfFile: config, encoding: .utf8) == shipped)
+        // The installed binary reads it (the shipped file is all defaults, commented out).
+        let listed = try await Emulation.run([Emulation.motiond, "--config", config, "--source", "sim:", "--list-sensors"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+
+        try "[access]\nothers = \"none\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let again = try await Emulation.run(["make", "-s", "-C", Emulation.packageRoot.path, "install-data",
+                                             "DESTDIR=\(dir.path)", "PREFIX=/usr", "BINDIR=\(bindir)"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try String(contentsOfFile: config, encoding: .utf8) == "[access]\nothers = \"none\"\n", "an edited configuration stays")
     }
 
     static var hasSystemdAnalyze: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze") }
 
     @Test("the service and socket units verify without a warning", .enabled(if: hasSystemdAnalyze, "systemd-analyze is not installed"))
     func unitsVerify() async throws {
-        let dir = try Self.installedUnits()
+        let dir = try await Self.installedUnits()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let result = try await Emulation.run(["sh", "-c", "cd '\(dir.path)' && systemd-analyze verify motiond.service motiond.socket"])
+        let result = try await Emulation.run(["sh", "-c", "cd '\(Self.unitDirectory(dir))' && systemd-analyze verify motiond.service motiond.socket"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.isEmpty && result.stdout.isEmpty, "warnings: \(result.stderr)\(result.stdout)")
     }
 
     @Test("the service's exposure (systemd-analyze security) is at most 2.0", .enabled(if: hasSystemdAnalyze, "systemd-analyze is not installed"))
     func exposure() async throws {
-        let dir = try Self.installedUnits()
+        let dir = try await Self.installedUnits()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let result = try await Emulation.run(["sh", "-c", "cd '\(dir.path)' && systemd-analyze security --offline=yes motiond.service"])
+        let result = try await Emulation.run(["sh", "-c", "cd '\(Self.unitDirectory(dir))' && systemd-analyze security --offline=yes motiond.service"])
         let line = try #require(result.stdout.split(separator: "\n").first { $0.contains("Overall exposure level for motiond.service") })
         let score = try #require(Double(line.split(separator: ":").last?.split(separator: " ").first ?? ""), "\(line)")
         #expect(score <= 2.0, "\(line)")
