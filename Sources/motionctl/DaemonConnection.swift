@@ -14,20 +14,25 @@ final class DaemonConnection {
         case unreachable(path: String, reason: String)
         case closed
         case protocolError(ProtocolError)
+        /// The daemon's access policy refused this user (the message says why).
+        case denied(String)
 
         var description: String {
             switch self {
             case .unreachable(let path, let reason): return "cannot reach motiond at \(path): \(reason) (is it running? --socket PATH)"
             case .closed: return "motiond closed the connection"
             case .protocolError(let error): return "motiond sent something this motionctl cannot read: \(error)"
+            case .denied(let why): return "motiond refuses this user: \(why)"
             }
         }
 
-        /// EX_UNAVAILABLE when the daemon is not there, EX_PROTOCOL when it speaks another language.
+        /// EX_UNAVAILABLE when the daemon is not there, EX_PROTOCOL when it speaks another
+        /// language, EX_NOPERM when its access policy says no.
         var exitCode: Int32 {
             switch self {
             case .unreachable, .closed: return 69
             case .protocolError: return 76
+            case .denied: return 77
             }
         }
     }
@@ -49,7 +54,14 @@ final class DaemonConnection {
     /// Connects and reads the hello.
     init(path: String) throws(Failure) {
         fd = try Self.connectSocket(path: path)
-        guard case .hello = try next() else { throw .protocolError(ProtocolError(.invalidValue, "the first message was not a hello")) }
+        switch try next() {
+        case .hello:
+            break
+        case .reply(nil, .failure(let error)) where error.code == .accessDenied:
+            throw .denied(error.message)
+        default:
+            throw .protocolError(ProtocolError(.invalidValue, "the first message was not a hello"))
+        }
     }
 
     /// A blocking, close-on-exec connection to the Unix socket at `path`, nothing read or sent

@@ -8,7 +8,7 @@ import MotionProtocol
 struct Monitor: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show live streams of a running motiond (default: orientation, shake, device motion).",
-        discussion: "Streams: \(StreamName.allCases.map(\.rawValue).joined(separator: ", ")). Exit status 69 when the daemon cannot be reached, 76 when it speaks another protocol.")
+        discussion: "Streams: \(StreamName.allCases.map(\.rawValue).joined(separator: ", ")). Exit status 69 when the daemon cannot be reached, 76 when it speaks another protocol, 77 when its access policy refuses a stream or the connection.")
 
     @Argument(help: "Streams to show.")
     var streams: [String] = ["orientation", "shake", "deviceMotion"]
@@ -49,6 +49,7 @@ struct Monitor: ParsableCommand {
                     id: id + 1, stream: stream, interval: stream.isSampleStream ? interval : nil,
                     frame: stream == .deviceMotion ? AttitudeReferenceFrame(name: frame) : nil)
                 if case .failure(let error) = try connection.request(.subscribe(subscription)) {
+                    guard error.code != .accessDenied else { throw DaemonConnection.Failure.denied(error.message) }
                     FileHandle.standardError.write(Data("motionctl: \(name): \(error.message)\n".utf8))
                     throw ExitCode.failure
                 }

@@ -14,25 +14,17 @@ struct AccessTests {
     static let member = ForeignClient(uid: 4242, gid: 4242, groups: [group.id])
     static let stranger = ForeignClient(uid: 4243, gid: 4243)
 
-    static func configuration(_ text: String, in directory: URL) throws -> String {
-        let path = directory.appendingPathComponent("motiond-\(UUID().uuidString).toml").path
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
-
     @Test("group members (a supplementary group), root and the daemon's user get every stream; others orientation, shake and availability, and accessDenied for the rest; the socket gets the configured group")
     func groupAndOthers() async throws {
-        let directory = try Emulation.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let config = try Self.configuration("""
+        let daemon = try ServedDaemon(["--source", "sim:"], configuration: """
             [socket]
             group = "\(Self.group.name)"
             [access]
             group = "\(Self.group.name)"
             active-session-rate = 0
-            """, in: directory)
-        let daemon = try ServedDaemon(["--config", config, "--source", "sim:"])
+            """)
         defer { _ = daemon.stop() }
+        let directory = daemon.directory
         let root = try await daemon.connect()
         try await root.send(.status(id: 1))
         #expect(try await root.reply(1)?["ok"] as? Bool == true)
@@ -69,6 +61,11 @@ struct AccessTests {
             #expect(stranger.reply(id)?["ok"] as? Bool == true, "request \(id): \(stranger.reply(id) ?? [:])")
         }
         #expect(stranger.of(type: "gyro").isEmpty && stranger.of(type: "deviceMotion").isEmpty)
+        // motionctl tells scripts: EX_NOPERM.
+        let monitor = try await Self.stranger.motionctl(["monitor", "--socket", daemon.socket, "--duration", "1", "orientation", "gyro"],
+                                                        directory: directory)
+        #expect(monitor.status == 77, "\(monitor.stderr)")
+        #expect(monitor.stderr.contains("gyro: not available to this connection"), "\(monitor.stderr)")
 
         // Every connection's credentials are in the log, with journal fields.
         let log = daemon.process.stderr
@@ -78,15 +75,13 @@ struct AccessTests {
 
     @Test("others = \"none\": a client outside the group gets accessDenied and a goodbye, and is disconnected")
     func othersNone() async throws {
-        let directory = try Emulation.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let config = try Self.configuration("""
+        let daemon = try ServedDaemon(["--source", "sim:"], configuration: """
             [access]
             group = "\(Self.group.name)"
             others = "none"
-            """, in: directory)
-        let daemon = try ServedDaemon(["--config", config, "--source", "sim:"])
+            """)
         defer { _ = daemon.stop() }
+        let directory = daemon.directory
         _ = try await daemon.connect()
 
         let stranger = try await Self.stranger.run(socket: daemon.socket, steps: [#"{"op":"status","id":1}"#], directory: directory)
@@ -96,6 +91,11 @@ struct AccessTests {
         #expect(refusal?["id"] is NSNull)
         #expect(stranger.of(type: "goodbye").first?["reason"] as? String == "access denied")
         #expect(stranger.closedByDaemon)
+
+        let monitor = try await Self.stranger.motionctl(["monitor", "--socket", daemon.socket, "--duration", "1", "orientation"],
+                                                        directory: directory)
+        #expect(monitor.status == 77, "\(monitor.stderr)")
+        #expect(monitor.stderr.contains("motiond refuses this user"), "\(monitor.stderr)")
 
         let member = try await Self.member.run(socket: daemon.socket, steps: [#"{"op":"status","id":1}"#], directory: directory)
         #expect(member.reply(1)?["ok"] as? Bool == true, "\(member)")
@@ -110,27 +110,33 @@ struct AccessTests {
     @Test("the active local session gets every stream at most at the configured rate, pulls included; an inactive, remote, foreign or absent session gets the coarse streams",
           .enabled(if: cgroupRoot != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare"), "needs a writable cgroup hierarchy and unshare"))
     func activeSession() async throws {
-        let directory = try Emulation.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
         let tag = String(UInt32.random(in: 1...UInt32.max))
         // Sessions as logind records them, and a cgroup per session for its processes.
         let sessions = [(id: "a\(tag)", uid: 4242, active: 1, remote: 0), (id: "i\(tag)", uid: 4243, active: 0, remote: 0),
                         (id: "r\(tag)", uid: 4244, active: 1, remote: 1)]
         let slice = "\(try #require(Self.cgroupRoot))/motiond-test-\(tag).slice"
         func scope(_ id: String) -> String { "\(slice)/session-\(id).scope" }
-        for session in sessions { try FileManager.default.createDirectory(atPath: scope(session.id), withIntermediateDirectories: true) }
+        // Made and removed by child processes: with umockdev's preload in this process (hot-plug
+        // tests run beside this one), its own file calls on /sys may land in a testbed's tree.
+        let scopes = sessions.map { scope($0.id) }
+        let made = try await Emulation.run(["mkdir", "-p"] + scopes)
+        guard made.status == 0 else { throw TestFailure("cannot make the session cgroups: \(made.stderr)") }
         defer {
-            for session in sessions { rmdir(scope(session.id)) }
-            rmdir(slice)
+            // Every process in them has exited by now (the daemon's defer runs first).
+            let remove = Process()
+            remove.executableURL = URL(fileURLWithPath: "/bin/rmdir")
+            remove.arguments = scopes + [slice]
+            remove.environment = RunningProcess.plainEnvironment
+            try? remove.run()
         }
-        let config = try Self.configuration("""
-            [access]
-            active-session-rate = 20
-            """, in: directory)
         let namespace = ["sh", Emulation.packageRoot.appendingPathComponent("Tests/Tools/session-namespace.sh").path]
             + sessions.flatMap { ["--session", "\($0.id):\($0.uid):\($0.active):\($0.remote)"] } + ["--"]
-        let daemon = try ServedDaemon(["--config", config, "--source", "sim:"], prefix: namespace)
+        let daemon = try ServedDaemon(["--source", "sim:"], configuration: """
+            [access]
+            active-session-rate = 20
+            """, prefix: namespace)
         defer { _ = daemon.stop() }
+        let directory = daemon.directory
         // Root reads the gyroscope at 100 Hz: the capped client's pulls see a fast sensor.
         let root = try await daemon.connect()
         try await root.send(.subscribe(.init(id: 1, stream: .gyro, interval: 0.01)))
@@ -169,15 +175,13 @@ struct AccessTests {
 
     @Test("SIGHUP: a changed policy disconnects the clients it changes and applies the socket's new mode; a bad file keeps everything as it was; restart-only settings are named")
     func reload() async throws {
-        let directory = try Emulation.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let config = try Self.configuration("""
+        let daemon = try ServedDaemon(["--source", "sim:"], configuration: """
             [access]
             group = "\(Self.group.name)"
             active-session-rate = 0
-            """, in: directory)
-        let daemon = try ServedDaemon(["--config", config, "--source", "sim:"])
+            """)
         defer { _ = daemon.stop() }
+        let directory = daemon.directory
         let root = try await daemon.connect()
         try await root.send(.subscribe(.init(id: 1, stream: .orientation)))
         #expect(try await root.reply(1)?["ok"] as? Bool == true)
@@ -187,6 +191,7 @@ struct AccessTests {
         let stranger = try RunningProcess(try Self.stranger.command(socket: daemon.socket, steps: steps, directory: directory))
         let member = try RunningProcess(try Self.member.command(socket: daemon.socket, steps: steps, directory: directory))
         defer {
+            // Only after a failure: terminate() waits on this thread.
             stranger.terminate()
             member.terminate()
         }
@@ -197,9 +202,9 @@ struct AccessTests {
         try """
             [access]
             others = "nobody"
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+            """.write(toFile: daemon.configurationPath, atomically: true, encoding: .utf8)
         kill(daemon.process.pid, SIGHUP)
-        #expect(await daemon.process.wait(timeout: 5) { $0.stderr.contains("configuration not reloaded, the one in use stays: \(config):2: access.others") },
+        #expect(await daemon.process.wait(timeout: 5) { $0.stderr.contains("configuration not reloaded, the one in use stays: \(daemon.configurationPath):2: access.others") },
                 "\(daemon.process.stderr)")
         #expect(stranger.isRunning && !stranger.stdout.contains("goodbye"))
 
@@ -210,7 +215,7 @@ struct AccessTests {
             [access]
             group = "\(Self.group.name)"
             others = "none"
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+            """.write(toFile: daemon.configurationPath, atomically: true, encoding: .utf8)
         kill(daemon.process.pid, SIGHUP)
         #expect(await stranger.wait(timeout: 5) { !$0.stdout.isEmpty && $0.status == 0 },
                 "the stranger is disconnected: \(stranger.stdout)")
@@ -227,6 +232,8 @@ struct AccessTests {
         #expect(member.isRunning && !member.stdout.contains("goodbye"))
         try await root.send(.status(id: 2))
         #expect(try await root.reply(2)?["ok"] as? Bool == true)
+        kill(member.pid, SIGKILL)
+        #expect(await member.wait(timeout: 5) { _ in !member.isRunning })
     }
 }
 

@@ -9,20 +9,10 @@
 #     ACTIVE, REMOTE: 1 or 0
 set -eu
 
-# Re-run under `unshare --mount`, which keeps the process id: the parent is then still the
-# caller, in the caller's namespace. Nothing is mounted unless this process's mount namespace
-# provably differs from its parent's.
-if [ "${1:-}" != --in-private-namespace ]; then
-    [ "$(id -u)" -eq 0 ] || { echo "session-namespace.sh: must run as root (unshare -m)" >&2; exit 77; }
-    exec unshare --mount --propagation private sh "$0" --in-private-namespace "$@"
-fi
+. "$(dirname "$0")/private-namespace.sh"
+[ "${1:-}" = --in-private-namespace ] || enter_private_namespace "$0" "$@"
 shift
-own=$(readlink /proc/self/ns/mnt 2>/dev/null || true)
-caller=$(readlink "/proc/$PPID/ns/mnt" 2>/dev/null || true)
-if [ -z "$own" ] || [ -z "$caller" ] || [ "$own" = "$caller" ]; then
-    echo "session-namespace.sh: not in a private mount namespace (own '$own', caller's '$caller'); refusing to mount over /run" >&2
-    exit 70
-fi
+require_private_namespace session-namespace.sh "/run"
 
 mount -t tmpfs -o mode=0755 tmpfs /run
 mkdir -p /run/systemd/sessions

@@ -13,20 +13,10 @@
 # udevadm test really creates /dev and /run/udev entries: never run it outside this script.
 set -eu
 
-# The script re-runs itself under `unshare --mount`, which keeps the process id: its parent is
-# then still the caller, in the caller's namespace. Nothing is mounted unless this process's mount
-# namespace provably differs from its parent's (fail closed when either cannot be read).
-if [ "${1:-}" != --in-private-namespace ]; then
-    [ "$(id -u)" -eq 0 ] || { echo "udev-namespace.sh: must run as root (unshare -m)" >&2; exit 77; }
-    exec unshare --mount --propagation private sh "$0" --in-private-namespace "$@"
-fi
+. "$(dirname "$0")/private-namespace.sh"
+[ "${1:-}" = --in-private-namespace ] || enter_private_namespace "$0" "$@"
 shift
-own=$(readlink /proc/self/ns/mnt 2>/dev/null || true)
-caller=$(readlink "/proc/$PPID/ns/mnt" 2>/dev/null || true)
-if [ -z "$own" ] || [ -z "$caller" ] || [ "$own" = "$caller" ]; then
-    echo "udev-namespace.sh: not in a private mount namespace (own '$own', caller's '$caller'); refusing to mount over /dev and /run" >&2
-    exit 70
-fi
+require_private_namespace udev-namespace.sh "/dev and /run"
 
 rules="" hwdb=""
 while [ $# -gt 0 ]; do

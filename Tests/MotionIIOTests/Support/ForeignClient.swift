@@ -28,11 +28,26 @@ struct ForeignClient {
             try FileManager.default.copyItem(atPath: Emulation.packageRoot.appendingPathComponent("Tests/Tools/protocol-client.py").path,
                                              toPath: script.path)
         }
-        let groupOption = groups.isEmpty ? "--clear-groups" : "--groups=\(groups.map(String.init).joined(separator: ","))"
-        let client = ["setpriv", "--reuid=\(uid)", "--regid=\(gid)", groupOption, "/usr/bin/python3", script.path, socket] + steps
+        let client = setpriv + ["/usr/bin/python3", script.path, socket] + steps
         guard let cgroup else { return client }
         let quoted = client.map(Emulation.shellQuote).joined(separator: " ")
         return ["sh", "-c", "echo $$ > \(Emulation.shellQuote(cgroup))/cgroup.procs && exec \(quoted)"]
+    }
+
+    /// `motionctl ARGS` as this user (the binary copied into `directory`).
+    func motionctl(_ arguments: [String], directory: URL) async throws -> ProcessOutput {
+        let binary = directory.appendingPathComponent("motionctl")
+        if !FileManager.default.fileExists(atPath: binary.path) {
+            try FileManager.default.copyItem(atPath: URL(fileURLWithPath: Emulation.motiond).deletingLastPathComponent()
+                .appendingPathComponent("motionctl").path, toPath: binary.path)
+        }
+        return try await Emulation.run(setpriv + [binary.path] + arguments)
+    }
+
+    /// The command prefix that runs a program as this user with these groups.
+    private var setpriv: [String] {
+        ["setpriv", "--reuid=\(uid)", "--regid=\(gid)",
+         groups.isEmpty ? "--clear-groups" : "--groups=\(groups.map(String.init).joined(separator: ","))"]
     }
 
     /// Runs the client to its end; every line the daemon sent, parsed, then the client's own

@@ -148,12 +148,21 @@ struct ServedDaemon {
     let process: RunningProcess
 
     /// `motiond ARGS --socket DIR/motiond.sock`, optionally under `umockdev-run` or with a
-    /// testbed's environment.
-    init(_ arguments: [String], prefix: [String] = [], environment: [String: String]? = nil) throws {
+    /// testbed's environment; with `configuration`, that text is its configuration file,
+    /// ``configurationPath``.
+    init(_ arguments: [String], configuration: String? = nil, prefix: [String] = [], environment: [String: String]? = nil) throws {
         directory = try Emulation.temporaryDirectory()
         socket = directory.appendingPathComponent("motiond.sock").path
-        process = try RunningProcess(prefix + [Emulation.motiond, "--socket", socket, "--log-level", "debug"] + arguments, environment: environment)
+        var options = ["--socket", socket, "--log-level", "debug"]
+        if let configuration {
+            let path = directory.appendingPathComponent("motiond.toml").path
+            try configuration.write(toFile: path, atomically: true, encoding: .utf8)
+            options += ["--config", path]
+        }
+        process = try RunningProcess(prefix + [Emulation.motiond] + options + arguments, environment: environment)
     }
+
+    var configurationPath: String { directory.appendingPathComponent("motiond.toml").path }
 
     func connect() async throws -> SocketClient {
         let client = try await SocketClient(path: socket)
