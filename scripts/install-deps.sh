@@ -4,7 +4,7 @@
 set -eu
 want="pkg-config libiio-dev libiio-utils libsystemd-dev libudev-dev"
 if [ "${1:-build}" = test ]; then
-    want="$want iiod umockdev libumockdev-dev systemd udev"
+    want="$want iiod umockdev libumockdev-dev systemd udev python3"
 fi
 missing=""
 for pkg in $want; do
