@@ -10,6 +10,9 @@ import MotionProtocol
 ///   every stream, at most at that rate (``AccessGrant/activeSession(rate:)``);
 /// - everybody else: orientation, shake and availability (`others = "coarse"`), or nothing
 ///   (`others = "none"`: the connection is refused).
+///
+/// No grant is faster than the configured poll period: the hello tells every client the
+/// shortest interval it can get.
 struct AccessPolicy: Sendable {
     /// What the policy decided for one peer, and why (for the log).
     struct Decision: Sendable {
@@ -19,19 +22,30 @@ struct AccessPolicy: Sendable {
     }
 
     let access: DaemonConfiguration.Access
+    /// Seconds: the shortest interval any grant allows (`poll-period`).
+    let pollPeriod: Double
     /// The daemon's effective user.
     let daemonUser: uid_t
     /// The login-session test; sd-login unless a unit test replaces it.
     let session: @Sendable (_ pid: pid_t, _ uid: uid_t) -> Result<String, LoginSession.Refusal>
 
-    init(_ access: DaemonConfiguration.Access, daemonUser: uid_t = geteuid(),
+    init(_ access: DaemonConfiguration.Access, pollPeriod: Double = Wire.minimumInterval, daemonUser: uid_t = geteuid(),
          session: @escaping @Sendable (_ pid: pid_t, _ uid: uid_t) -> Result<String, LoginSession.Refusal> = LoginSession.activeLocal) {
         self.access = access
+        self.pollPeriod = pollPeriod
         self.daemonUser = daemonUser
         self.session = session
     }
 
     func decide(_ peer: PeerCredentials?) -> Decision {
+        var decision = tier(of: peer)
+        if let grant = decision.grant, grant.minimumInterval < pollPeriod {
+            decision.grant = AccessGrant(tier: grant.tier, streams: grant.streams, minimumInterval: pollPeriod)
+        }
+        return decision
+    }
+
+    private func tier(of peer: PeerCredentials?) -> Decision {
         guard let peer else { return limited("credentials unknown") }
         if peer.uid == 0 { return Decision(grant: .full, reason: "root") }
         if peer.uid == daemonUser { return Decision(grant: .full, reason: "motiond's own user") }

@@ -51,7 +51,7 @@ public enum ConfigurationFile {
             throw ConfigurationError(file: file, line: nil, key: nil, message: "\(error)")
         }
         let top = try ConfigurationTable(top: document, file: file, lines: lines, known: [
-            "source", "sensors", "mount-matrix", "declination", "location", "engine", "detectors", "socket", "access", "state",
+            "source", "sensors", "poll-period", "mount-matrix", "declination", "location", "engine", "detectors", "socket", "access", "state",
         ])
         var configuration = DaemonConfiguration()
         if let source = try top.string("source", expected: "a source URI") {
@@ -64,6 +64,13 @@ public enum ConfigurationFile {
         if let sensors = try top.choices("sensors", among: SensorKind.allCases) {
             guard !sensors.isEmpty else { throw top.error("sensors", "expected at least one sensor") }
             configuration.sensors = Set(sensors)
+        }
+        if let period = try top.number("poll-period") {
+            let periods = Wire.hardwarePeriods
+            guard periods.contains(period) else {
+                throw top.error("poll-period", "expected \(DecimalText.shortest(periods.lowerBound)) to \(DecimalText.shortest(periods.upperBound)) s, got \(DecimalText.shortest(period))")
+            }
+            configuration.pollPeriod = period
         }
         if let entries = try top.tables("mount-matrix", known: ["device", "kind", "matrix"]) {
             configuration.mountMatrix = try entries.map(mountMatrix)

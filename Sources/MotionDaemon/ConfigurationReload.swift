@@ -32,6 +32,7 @@ public struct ConfigurationReload: Sendable, Hashable {
         }
         wait("source", \.source)
         wait("sensors", \.sensors)
+        wait("poll-period", \.pollPeriod)
         wait("mount-matrix", \.mountMatrix)
         wait("socket.path", \.socket.path)
         wait("state", \.state)

@@ -119,7 +119,7 @@ public final class Daemon: @unchecked Sendable {
         // The source starts first: its first availability reports are queued on the pipeline
         // before any client can connect, so every hello already names the sensors.
         let server = options.serveSocket
-            ? SocketServer(socket: running.socket, policy: AccessPolicy(running.access), pipeline: pipeline, logger: logger) : nil
+            ? SocketServer(socket: running.socket, policy: AccessPolicy(running.access, pollPeriod: running.pollPeriod), pipeline: pipeline, logger: logger) : nil
         self.server = server
         let printer = self.printer
         do {
@@ -171,7 +171,7 @@ public final class Daemon: @unchecked Sendable {
         }
         running = reload.applied
         pipeline.reconfigure(engine: engine, detectors: running.detectors)
-        server?.reconfigure(socket: running.socket, policy: AccessPolicy(running.access))
+        server?.reconfigure(socket: running.socket, policy: AccessPolicy(running.access, pollPeriod: running.pollPeriod))
         let changed = reload.changed.isEmpty ? "nothing changed" : "changed: \(reload.changed.joined(separator: ", "))"
         logger.notice("configuration reloaded (\(changed))")
         if !reload.waitingForRestart.isEmpty {

@@ -11,14 +11,19 @@ import MotionProtocol
 ///
 /// Command-line options are for one run; this is the installed daemon's standing setup (R73:
 /// device selection, mount matrices, gesture thresholds, location or declination, the
-/// calibration store and the socket's path and permissions). Sample rates are not settings:
-/// each client chooses its own within the protocol's limits.
+/// calibration store and the socket's path and permissions). Sample rates are the clients':
+/// each chooses its own, no faster than ``pollPeriod`` and what ``Access`` allows it.
 public struct DaemonConfiguration: Sendable, Hashable {
     /// Where samples come from (`source`): `local:`, `ip:HOST[:PORT]`, `sim:` or
     /// `replay:FILE.csv`. Default `local:`, this machine's IIO devices.
     public var source = SourceURI.local
     /// The sensors the daemon may use (`sensors`). Default: all three.
     public var sensors = Set(SensorKind.allCases)
+    /// `poll-period`: the shortest period, seconds, at which a sensor is read (polled, or
+    /// sampled into the buffer), within ``Wire/hardwarePeriods``. Subscriptions asking for
+    /// faster values are granted this interval. Default 0.01 (100 Hz); a longer one saves power
+    /// where nobody needs fast motion.
+    public var pollPeriod = Wire.hardwarePeriods.lowerBound
     /// Mount matrices that win over udev and sysfs (`[[mount-matrix]]`), in file order.
     /// Default: none.
     public var mountMatrix: [MountMatrixOverride] = []

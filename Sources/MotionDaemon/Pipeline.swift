@@ -275,6 +275,7 @@ final class Pipeline: @unchecked Sendable {
             }
         } catch {
             result = .failure(error)
+            logger.debug("\(client): \(error)", metadata: ["client": "\(client)", "error_code": "\(error.code.rawValue)"])
         }
         out.append(Addressed(client: client, message: OutgoingMessage(.reply(id: request.id, result))))
         for message in extra { out.append(Addressed(client: client, message: OutgoingMessage(message))) }

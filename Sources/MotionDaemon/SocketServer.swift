@@ -178,9 +178,7 @@ final class SocketServer: @unchecked Sendable {
             let client = ClientConnection(id: ClientID(raw: nextID), fd: fd)
             nextID += 1
             if clientCount >= Self.maximumClients {
-                _ = client.post(OutgoingMessage(.goodbye(reason: "too many clients (\(Self.maximumClients))")))
-                _ = client.flush(now: BootClock.now())
-                Glibc.close(fd)
+                turnAway(client, [.goodbye(reason: "too many clients (\(Self.maximumClients))")])
                 logger.warning("turned away a client: \(Self.maximumClients) are connected")
                 continue
             }
@@ -188,10 +186,9 @@ final class SocketServer: @unchecked Sendable {
             let decision = policy.decide(client.credentials)
             guard let grant = decision.grant else {
                 logger.notice("\(client.id) refused (\(who)): \(decision.reason)", metadata: Self.metadata(client))
-                _ = client.post(OutgoingMessage(.reply(id: nil, .failure(ProtocolError(.accessDenied, "this daemon serves nothing to uid \(client.credentials?.uid ?? 0): \(decision.reason)"))), delivery: .control))
-                _ = client.post(OutgoingMessage(.goodbye(reason: "access denied")))
-                _ = client.flush(now: BootClock.now())
-                Glibc.close(fd)
+                let whom = client.credentials.map { "uid \($0.uid)" } ?? "a peer of unknown credentials"
+                turnAway(client, [.reply(id: nil, .failure(ProtocolError(.accessDenied, "motiond serves nothing to \(whom): \(decision.reason)"))),
+                                  .goodbye(reason: "access denied")])
                 continue
             }
             client.grant = grant
@@ -200,6 +197,13 @@ final class SocketServer: @unchecked Sendable {
             logger.info("\(client.id) connected (\(who)): \(grant) access, \(decision.reason)", metadata: Self.metadata(client))
             pipeline.connected(client.id, grant: grant)
         }
+    }
+
+    /// Sends `messages` to a client that is not served and closes it (it was never registered).
+    private func turnAway(_ client: ClientConnection, _ messages: [ServerMessage]) {
+        for message in messages { _ = client.post(OutgoingMessage(message, delivery: .control)) }
+        _ = client.flush(now: BootClock.now())
+        Glibc.close(client.fd)
     }
 
     /// The journal fields of a client's log lines (`journalctl MOTIOND_CLIENT_UID=1000`).
@@ -268,7 +272,9 @@ final class SocketServer: @unchecked Sendable {
     }
 
     private func refuse(_ client: ClientConnection, _ error: ProtocolError, id: Int?) {
-        logger.debug("\(client.id): \(error)")
+        var metadata = Self.metadata(client)
+        metadata["error_code"] = "\(error.code.rawValue)"
+        logger.debug("\(client.id): \(error)", metadata: metadata)
         // Never handed to the pipeline, so not a request in flight.
         _ = client.post(OutgoingMessage(.reply(id: id, .failure(error)), delivery: .control))
         flush(client)
@@ -296,7 +302,8 @@ final class SocketServer: @unchecked Sendable {
         client.close()
         clients.withLock { $0[client.id] = nil }
         let dropped = client.totalDropped.values.reduce(0, +)
-        logger.info("\(client.id) disconnected: \(reason)\(dropped > 0 ? " (\(dropped) samples dropped while it lagged)" : "")")
+        logger.info("\(client.id) disconnected: \(reason)\(dropped > 0 ? " (\(dropped) samples dropped while it lagged)" : "")",
+                    metadata: Self.metadata(client))
         pipeline.disconnected(client.id)
     }
 }

@@ -58,4 +58,17 @@ struct AccessPolicyTests {
         #expect(refused.reason == "no group has full access, not in a login session; others get nothing")
         #expect(Self.policy().decide(nil).grant == .coarse, "unknown credentials get no more than others")
     }
+
+    @Test("no grant is faster than the poll period; a slower cap stays")
+    func pollPeriod() {
+        var access = DaemonConfiguration.Access()
+        access.activeSessionRate = 10
+        let policy = AccessPolicy(access, pollPeriod: 0.05, daemonUser: Self.daemonUser) { pid, _ in
+            pid == 100 ? .success("c1") : .failure(LoginSession.Refusal(description: "not in a login session"))
+        }
+        let root = policy.decide(Self.peer(uid: 0)).grant
+        #expect(root?.tier == .full && root?.minimumInterval == 0.05 && root?.streams == Set(StreamName.allCases))
+        #expect(policy.decide(Self.peer(uid: 1000, pid: 100)).grant?.minimumInterval == 0.1)
+        #expect(policy.decide(Self.peer(uid: 1000)).grant?.minimumInterval == 0.05)
+    }
 }

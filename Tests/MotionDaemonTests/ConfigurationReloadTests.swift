@@ -16,16 +16,18 @@ struct ConfigurationReloadTests {
         new.access.others = .nothing
         new.source = .simulated
         new.sensors = [.accelerometer]
+        new.pollPeriod = 0.05
         new.mountMatrix = [MountMatrixOverride(device: nil, kind: .accelerometer, matrix: try MountMatrix(parsing: "0, 1, 0; 1, 0, 0; 0, 0, 1"))]
         new.socket.path = "/run/elsewhere.sock"
         new.state.path = "/var/lib/elsewhere.json"
         let reload = ConfigurationReload(running: running, new: new)
         #expect(reload.changed == ["declination/location", "engine", "detectors", "socket.mode", "access"])
-        #expect(reload.waitingForRestart == ["source", "sensors", "mount-matrix", "socket.path", "state"])
+        #expect(reload.waitingForRestart == ["source", "sensors", "poll-period", "mount-matrix", "socket.path", "state"])
 
         var expected = new
         expected.source = running.source
         expected.sensors = running.sensors
+        expected.pollPeriod = running.pollPeriod
         expected.mountMatrix = running.mountMatrix
         expected.socket.path = running.socket.path
         expected.state = running.state
@@ -38,7 +40,7 @@ struct ConfigurationReloadTests {
     @Test("every setting is either reloadable or restart-only (a new setting must be classified)")
     func everySettingClassified() {
         let settings = Set(Mirror(reflecting: DaemonConfiguration()).children.compactMap(\.label))
-        let classified: Set<String> = ["trueNorth", "engine", "detectors", "socket", "access", "source", "sensors", "mountMatrix", "state"]
+        let classified: Set<String> = ["trueNorth", "engine", "detectors", "socket", "access", "source", "sensors", "pollPeriod", "mountMatrix", "state"]
         #expect(settings == classified)
         // [socket] is split: path waits for a restart, group and mode do not.
         #expect(Set(Mirror(reflecting: DaemonConfiguration.Socket()).children.compactMap(\.label)) == ["path", "group", "mode"])

@@ -29,7 +29,7 @@ struct ConfigurationTests {
             uncommented += 1
             return line.dropFirst()
         }.joined(separator: "\n")
-        #expect(uncommented == 42)
+        #expect(uncommented == 43)
         #expect(try ConfigurationFile.parse(settings, file: Self.file) == DaemonConfiguration())
     }
 
@@ -38,6 +38,7 @@ struct ConfigurationTests {
         let text = """
         source = "sim:"
         sensors = ["accelerometer", "gyroscope"]
+        poll-period = 0.02
         declination = -4.5
 
         [[mount-matrix]]
@@ -103,6 +104,7 @@ struct ConfigurationTests {
         var expected = DaemonConfiguration()
         expected.source = .simulated
         expected.sensors = [.accelerometer, .gyroscope]
+        expected.pollPeriod = 0.02
         expected.trueNorth = .declination(-4.5)
         expected.mountMatrix = [
             MountMatrixOverride(device: "mpu6050", kind: .gyroscope, matrix: try MountMatrix(parsing: "0, 1, 0; 1, 0, 0; 0, 0, -1")),
@@ -224,6 +226,8 @@ struct ConfigurationTests {
                 line: 2, key: "state.path", message: "expected an absolute path, got \"engine.json\""),
         BadFile(what: "save interval not positive", text: "[state]\nsave-interval = 0\n",
                 line: 2, key: "state.save-interval", message: "expected a positive number of seconds, got 0"),
+        BadFile(what: "poll period out of range", text: "poll-period = 0.5\n",
+                line: 1, key: "poll-period", message: "expected 0.01 to 0.1 s, got 0.5"),
         BadFile(what: "rate out of range", text: "[access]\nactive-session-rate = 200\n",
                 line: 2, key: "access.active-session-rate", message: "expected 0 to 100 Hz, got 200"),
         BadFile(what: "non-finite number", text: "[access]\nactive-session-rate = inf\n",

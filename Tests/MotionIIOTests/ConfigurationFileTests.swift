@@ -28,7 +28,7 @@ struct ConfigurationFileTests {
         #expect(missing.stderr.contains("none.toml: no such file"), "\(missing.stderr)")
     }
 
-    @Test("the file's source, socket, true north and state are used; options given on the command line win")
+    @Test("the file's source, poll period, socket, true north and state are used; options given on the command line win")
     func fileInForce() async throws {
         let directory = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -37,6 +37,7 @@ struct ConfigurationFileTests {
         let state = directory.appendingPathComponent("engine.json").path
         try """
             source = "sim:"
+            poll-period = 0.05
             declination = 4.5
             [socket]
             path = "\(socket)"
@@ -52,6 +53,10 @@ struct ConfigurationFileTests {
         let client = try await SocketClient(path: socket)
         let hello = try #require(try await client.next(type: "hello"))
         #expect((hello["frames"] as? [String])?.contains("xTrueNorthZVertical") == true, "declination from the file: \(hello)")
+        // Nobody gets values faster than the poll period, root included.
+        #expect((hello["access"] as? [String: Any])?["minimumInterval"] as? Double == 0.05)
+        try await client.send(.subscribe(.init(id: 1, stream: .gyro, interval: 0.01)))
+        #expect(try await client.reply(1)?["interval"] as? Double == 0.05)
         #expect(daemon.stop() == 0)
         // The configured setup (its source, serving its socket) keeps its state.
         #expect(FileManager.default.fileExists(atPath: state), "\(daemon.stderr)")
