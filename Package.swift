@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .executable(name: "motiond", targets: ["motiond"]),
         .executable(name: "motionctl", targets: ["motionctl"]),
+        .executable(name: "motiond-rotate", targets: ["motiond-rotate"]),
+        .library(name: "MotionClient", targets: ["MotionClient"]),
         .library(name: "MotionCore", targets: ["MotionCore"]),
         .library(name: "MotionIIO", targets: ["MotionIIO"]),
         .library(name: "MotionProtocol", targets: ["MotionProtocol"]),
@@ -67,10 +69,22 @@ let package = Package(
             ]
         ),
 
+        // What applications link: a CMMotionManager-style client of motiond.
+        .target(name: "MotionClient", dependencies: ["MotionCore", "MotionProtocol"]),
+
+        // Rotates the display and touch input to follow the device orientation.
+        .executableTarget(
+            name: "motiond-rotate",
+            dependencies: [
+                "MotionCore", "MotionProtocol", "MotionClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
         .executableTarget(
             name: "motionctl",
             dependencies: [
-                "MotionCore", "MotionProtocol", "MotionCommandLine",
+                "MotionCore", "MotionProtocol", "MotionCommandLine", "MotionClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -86,7 +100,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MotionIIOTests",
-            dependencies: ["MotionCore", "MotionIIO", "MotionProtocol", "CUMockdev"]
+            dependencies: ["MotionCore", "MotionIIO", "MotionProtocol", "MotionClient", "CUMockdev"]
         ),
     ],
     swiftLanguageModes: [.v6]

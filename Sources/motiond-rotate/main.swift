@@ -1,0 +1,2 @@
+// motiond-rotate: being written (issue 7).
+print("motiond-rotate: not implemented yet")
