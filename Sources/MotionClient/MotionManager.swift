@@ -1,13 +1,301 @@
-// MotionManager: being written (issue 7). The signatures below are the ones motiond-rotate uses.
+import Dispatch
+import Foundation
 import MotionCore
+import MotionProtocol
 
+/// The motion data of this device from motiond, the way Core Motion's `CMMotionManager` gives
+/// it: start updates of a sensor or of device motion, then either receive them through a handler
+/// on an `OperationQueue` of yours (push) or read the latest value when you need it (pull).
+///
+/// Use ``shared``: one manager per process multiplexes every consumer over one connection to
+/// the daemon (each stream is subscribed once, at the shortest interval anyone wants, and
+/// decimated here for the others). It connects on first use, reconnects by itself when the
+/// daemon restarts, and restores every subscription; availability reads `false` while it is
+/// disconnected. Thread-safe; handlers run only on the queue given with them.
+///
+/// Units and conventions are Core Motion's (docs/PROTOCOL.md): acceleration in G with gravity's
+/// sign (lying face up reads z ≈ −1), rotation rate in rad/s, magnetic field in µT, timestamps
+/// in seconds since boot, the device frame +x right, +y up the screen, +z out of it.
 public final class MotionManager: @unchecked Sendable {
+    /// The process's manager, on `$MOTIOND_SOCKET` or `/run/motiond/motiond.sock`.
     public static let shared = MotionManager()
 
-    public init(socketPath: String? = nil) {}
+    /// A manager of its own (tests, a second daemon): `socketPath` nil means what ``shared``
+    /// uses.
+    public init(socketPath: String? = nil) {
+        path = DaemonSocket.path(socketPath)
+    }
 
-    /// Device orientation changes, starting with the current orientation once known.
-    public func deviceOrientations() -> AsyncStream<DeviceOrientation> {
-        AsyncStream { $0.finish() }
+    /// The socket it connects to.
+    public let path: String
+
+    // MARK: - Intervals (seconds), as in Core Motion; changes apply to running updates.
+
+    public var accelerometerUpdateInterval: TimeInterval {
+        get { sync { intervals[.accelerometer] ?? Self.defaultInterval } }
+        set { setInterval(newValue, for: .accelerometer) }
+    }
+    public var gyroUpdateInterval: TimeInterval {
+        get { sync { intervals[.gyro] ?? Self.defaultInterval } }
+        set { setInterval(newValue, for: .gyro) }
+    }
+    public var magnetometerUpdateInterval: TimeInterval {
+        get { sync { intervals[.magnetometer] ?? Self.defaultInterval } }
+        set { setInterval(newValue, for: .magnetometer) }
+    }
+    public var deviceMotionUpdateInterval: TimeInterval {
+        get { sync { intervals[.deviceMotion] ?? Self.defaultInterval } }
+        set { setInterval(newValue, for: .deviceMotion) }
+    }
+
+    /// The interval of updates started without setting one: 0.1 s, the protocol's default.
+    public static let defaultInterval: TimeInterval = ClientRequest.defaultInterval
+
+    // MARK: - Availability (false while motiond is unreachable)
+
+    public var isAccelerometerAvailable: Bool { isAvailable(.accelerometer) }
+    public var isGyroAvailable: Bool { isAvailable(.gyro) }
+    public var isMagnetometerAvailable: Bool { isAvailable(.magnetometer) }
+    /// Device motion needs the accelerometer and the gyroscope (the arbitrary frames).
+    public var isDeviceMotionAvailable: Bool { isAvailable(.deviceMotion) }
+
+    /// The reference frames motiond can serve now (empty while it is unreachable), like
+    /// `CMMotionManager.availableAttitudeReferenceFrames()`.
+    public func availableAttitudeReferenceFrames() -> AttitudeReferenceFrame {
+        awaitConnection()
+        return sync { hello?.frames ?? [] }
+    }
+
+    /// What motiond's access policy gives this process (nil while it is unreachable).
+    public var access: AccessGrant? {
+        awaitConnection()
+        return sync { hello?.access }
+    }
+
+    // MARK: - State, confined to `queue`
+
+    let queue = DispatchQueue(label: "motionclient.manager")
+    private(set) lazy var link = DaemonLink(path: path, queue: queue) { [unowned self] event in handle(event) }
+    private var hello: Hello?
+    private var sensors: [SensorKind: SensorState] = [:]
+    /// Who uses each stream here.
+    var consumers: [StreamName: [Int: Consumer]] = [:]
+    private var nextConsumer = 1
+    /// What each stream is subscribed as at the daemon now.
+    private var subscribed: [StreamName: Wanted] = [:]
+    /// The Core Motion-style update intervals.
+    var intervals: [StreamName: Double] = [:]
+    /// Options of the one device-motion and the one heading subscription.
+    var deviceMotionFrame = AttitudeReferenceFrame.xArbitraryZVertical
+    var headingOptions = (filter: 1.0, orientation: HeadingOrientation.portrait)
+    /// Latest values, for pulling.
+    var latest: [StreamName: ServerMessage] = [:]
+    var currentOrientation = DeviceOrientation.unknown
+    /// Nesting of begin/endGeneratingDeviceOrientationNotifications.
+    var orientationNotificationCount = 0
+    private var lastTimestamp: [StreamName: Double] = [:]
+    /// Whether consumers were told of the current outage (once per outage).
+    private var outageReported = false
+    /// Streams whose consumers were told a sensor is unavailable (once per episode).
+    private var unavailableReported: Set<StreamName> = []
+    /// Signalled when a connection attempt has an outcome, for ``awaitConnection()``.
+    private var connectionWaiters: [DispatchSemaphore] = []
+    private var attempted = false
+
+    /// One local user of a stream: a push handler, a pull, an async sequence, an observer.
+    struct Consumer {
+        /// Seconds between values for sample streams (nil: every value).
+        var interval: Double?
+        var decimator: Decimator?
+        /// Gets each value it is due, or an error (on the manager's queue: it forwards to
+        /// the user's queue itself).
+        let deliver: (Result<ServerMessage, MotionClientError>) -> Void
+    }
+
+    /// What a stream is subscribed as at the daemon.
+    private struct Wanted: Equatable {
+        var interval: Double?
+        var frame: AttitudeReferenceFrame?
+        var headingFilter: Double?
+        var headingOrientation: HeadingOrientation?
+    }
+
+    func sync<T>(_ body: () -> T) -> T { queue.sync(execute: body) }
+
+    // MARK: - Consumers
+
+    /// Adds a consumer of `stream` (on `queue`); returns its id.
+    func addConsumer(_ stream: StreamName, interval: Double?, id fixed: Int? = nil,
+                     deliver: @escaping (Result<ServerMessage, MotionClientError>) -> Void) -> Int {
+        let id = fixed ?? nextConsumer
+        if fixed == nil { nextConsumer += 1 }
+        consumers[stream, default: [:]][id] = Consumer(interval: interval, decimator: interval.map { Decimator(interval: $0) }, deliver: deliver)
+        link.start()
+        resubscribe(stream)
+        if !link.isConnected, attempted {
+            deliver(.failure(.daemonUnreachable("not connected to \(path)")))
+        }
+        return id
+    }
+
+    /// Removes a consumer (on `queue`); the stream is unsubscribed when it was the last.
+    func removeConsumer(_ stream: StreamName, id: Int) {
+        guard consumers[stream]?.removeValue(forKey: id) != nil else { return }
+        if consumers[stream]?.isEmpty == true {
+            consumers[stream] = nil
+            // Nobody follows it any more: what is known of it goes stale from now on.
+            latest[stream] = nil
+            if stream == .orientation { currentOrientation = .unknown }
+        }
+        resubscribe(stream)
+    }
+
+    /// Removes a consumer from any thread (a sequence's termination, a cancelled observation).
+    func removeConsumerLater(_ stream: StreamName, id: Int) {
+        queue.async { [self] in removeConsumer(stream, id: id) }
+    }
+
+    /// Makes the daemon's subscription of `stream` match the consumers (on `queue`).
+    func resubscribe(_ stream: StreamName) {
+        let wanted = want(stream)
+        guard wanted != subscribed[stream] else { return }
+        subscribed[stream] = wanted
+        guard link.isConnected else { return }
+        guard let wanted else {
+            link.send({ .unsubscribe(id: $0, stream: stream) }, reply: { _ in })
+            return
+        }
+        link.send({ id in
+            .subscribe(ClientRequest.Subscription(id: id, stream: stream, interval: wanted.interval, frame: wanted.frame,
+                                                  headingFilter: wanted.headingFilter, headingOrientation: wanted.headingOrientation))
+        }, reply: { [unowned self] result in
+            guard case .failure(let error) = result, error.isPermanent else { return }
+            // Refused (access, frame): every consumer learns why; the subscription is not retried.
+            for consumer in consumers[stream]?.values.map({ $0 }) ?? [] { consumer.deliver(.failure(error)) }
+        })
+    }
+
+    private func want(_ stream: StreamName) -> Wanted? {
+        guard let users = consumers[stream], !users.isEmpty else { return nil }
+        var wanted = Wanted()
+        if stream.isSampleStream { wanted.interval = users.values.compactMap(\.interval).min() ?? Self.defaultInterval }
+        if stream == .deviceMotion { wanted.frame = deviceMotionFrame }
+        if stream == .heading {
+            wanted.headingFilter = headingOptions.filter
+            wanted.headingOrientation = headingOptions.orientation
+        }
+        return wanted
+    }
+
+    private func setInterval(_ interval: TimeInterval, for stream: StreamName) {
+        let seconds = max(interval, Wire.minimumInterval)
+        queue.async { [self] in
+            intervals[stream] = seconds
+            // The Core Motion-style consumer (id 0) follows its interval.
+            guard var own = consumers[stream]?[0] else { return }
+            own.interval = seconds
+            own.decimator = Decimator(interval: seconds)
+            consumers[stream]?[0] = own
+            resubscribe(stream)
+        }
+    }
+
+    // MARK: - Connection
+
+    private func isAvailable(_ stream: StreamName) -> Bool {
+        awaitConnection()
+        return sync {
+            guard hello != nil else { return false }
+            return stream.sensors(frame: .xArbitraryZVertical).allSatisfy { sensors[$0]?.available == true }
+        }
+    }
+
+    /// Connects if nothing has yet, and waits (up to a second) for the outcome of the first
+    /// attempt, so the first availability question gets a real answer. Never on `queue`.
+    func awaitConnection() {
+        let semaphore: DispatchSemaphore? = sync {
+            link.start()
+            guard !attempted else { return nil }
+            let semaphore = DispatchSemaphore(value: 0)
+            connectionWaiters.append(semaphore)
+            return semaphore
+        }
+        _ = semaphore?.wait(timeout: .now() + 1)
+    }
+
+    private func handle(_ event: DaemonLink.Event) {
+        switch event {
+        case .connected(let hello):
+            self.hello = hello
+            sensors = hello.sensors
+            outageReported = false
+            unavailableReported = []
+            subscribed = [:]
+            for stream in consumers.keys { resubscribe(stream) }
+            connected()
+        case .disconnected(let error):
+            hello = nil
+            sensors = [:]
+            subscribed = [:]
+            if !outageReported {
+                outageReported = true
+                for users in consumers.values { for consumer in users.values { consumer.deliver(.failure(error)) } }
+            }
+            connected()
+        case .message(let message):
+            receive(message)
+        }
+    }
+
+    /// A connection attempt has an outcome: wake those waiting for it.
+    private func connected() {
+        attempted = true
+        for semaphore in connectionWaiters { semaphore.signal() }
+        connectionWaiters = []
+    }
+
+    private func receive(_ message: ServerMessage) {
+        switch message {
+        case .availability(let kind, let state):
+            sensors[kind] = state
+            for stream in consumers.keys where stream.sensors(frame: stream == .deviceMotion ? deviceMotionFrame : nil).contains(kind) {
+                if state.available {
+                    unavailableReported.remove(stream)
+                } else if unavailableReported.insert(stream).inserted {
+                    for consumer in consumers[stream]?.values.map({ $0 }) ?? [] {
+                        consumer.deliver(.failure(.sensorUnavailable(kind, state.reason)))
+                    }
+                }
+            }
+            deliver(message, on: .availability, timestamp: nil)
+        case .event(.orientation(let orientation, _)):
+            // Changes only: a reconnection repeats the current orientation.
+            guard orientation != currentOrientation else { return }
+            currentOrientation = orientation
+            deliver(message, on: .orientation, timestamp: nil)
+        default:
+            guard let stream = message.stream else { return }
+            if stream.isPullable { latest[stream] = message }
+            deliver(message, on: stream, timestamp: stream.isSampleStream ? message.timestamp : nil)
+        }
+    }
+
+    /// Hands `message` to the consumers of `stream` it is due for.
+    private func deliver(_ message: ServerMessage, on stream: StreamName, timestamp: Double?) {
+        guard let users = consumers[stream] else { return }
+        var spacing = Wire.hardwarePeriods.upperBound
+        if let timestamp {
+            if let last = lastTimestamp[stream], timestamp > last { spacing = timestamp - last }
+            lastTimestamp[stream] = timestamp
+        }
+        for (id, var consumer) in users {
+            if let timestamp, var decimator = consumer.decimator {
+                let due = decimator.admit(timestamp, period: spacing)
+                consumer.decimator = decimator
+                consumers[stream]?[id] = consumer
+                guard due else { continue }
+            }
+            consumer.deliver(.success(message))
+        }
     }
 }

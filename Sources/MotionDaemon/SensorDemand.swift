@@ -6,23 +6,9 @@ import MotionProtocol
 /// the shortest interval any user wants, clamped to the supported 10–100 ms, and a sensor
 /// nothing needs is not read at all (R69).
 enum SensorDemand {
-    /// The sensors a stream needs: raw streams their sensor, device motion the accelerometer and
-    /// gyroscope plus the magnetometer for every frame but `xArbitraryZVertical`, headings all
-    /// three, the detectors the accelerometer; the status streams need nothing.
+    /// The sensors a stream needs (``StreamName/sensors(frame:)``).
     static func kinds(for stream: StreamName, frame: AttitudeReferenceFrame?) -> Set<SensorKind> {
-        switch stream {
-        case .accelerometer, .gyro, .magnetometer:
-            return [stream.sensorKind!]
-        case .deviceMotion:
-            return (frame ?? .xArbitraryZVertical) == .xArbitraryZVertical
-                ? [.accelerometer, .gyroscope] : [.accelerometer, .gyroscope, .magnetometer]
-        case .heading:
-            return [.accelerometer, .gyroscope, .magnetometer]
-        case .orientation, .shake, .gesture:
-            return [.accelerometer]
-        case .availability, .calibration:
-            return []
-        }
+        stream.sensors(frame: frame)
     }
 
     /// The hardware period for an interval: the interval clamped to what sensors support.

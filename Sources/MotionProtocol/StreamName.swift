@@ -38,6 +38,25 @@ public enum StreamName: String, Sendable, Hashable, Codable, CaseIterable, Custo
         }
     }
 
+    /// The sensors the stream needs: raw streams their sensor, device motion the accelerometer
+    /// and gyroscope plus the magnetometer for every frame but `xArbitraryZVertical` (the
+    /// default), headings all three, the detectors the accelerometer; the status streams none.
+    public func sensors(frame: AttitudeReferenceFrame? = nil) -> Set<SensorKind> {
+        switch self {
+        case .accelerometer, .gyro, .magnetometer:
+            return [sensorKind!]
+        case .deviceMotion:
+            return (frame ?? .xArbitraryZVertical) == .xArbitraryZVertical
+                ? [.accelerometer, .gyroscope] : [.accelerometer, .gyroscope, .magnetometer]
+        case .heading:
+            return [.accelerometer, .gyroscope, .magnetometer]
+        case .orientation, .shake, .gesture:
+            return [.accelerometer]
+        case .availability, .calibration:
+            return []
+        }
+    }
+
     /// Whether values come at an update interval (and the oldest may be dropped for a slow
     /// reader) rather than as changes of state.
     public var isSampleStream: Bool {

@@ -1,6 +1,5 @@
 import Testing
 import MotionCore
-@testable import MotionDaemon
 
 /// Per-subscription decimation: one sample per interval on average from hardware grids that
 /// are even, not a multiple of the interval (52 Hz) or jittery; never more than the hardware

@@ -1,0 +1,38 @@
+import Glibc
+
+/// Connecting to motiond's Unix socket: shared by the client library and motionctl.
+public enum DaemonSocket {
+    /// The socket to use: `path`, else `$MOTIOND_SOCKET`, else `/run/motiond/motiond.sock`.
+    public static func path(_ path: String?) -> String {
+        if let path { return path }
+        if let variable = getenv("MOTIOND_SOCKET"), variable.pointee != 0 { return String(cString: variable) }
+        return "/run/motiond/motiond.sock"
+    }
+
+    /// A connected, blocking, close-on-exec stream socket to `path`; the caller owns it.
+    /// Throws a sentence saying why not (no such file, connection refused, …).
+    public static func connect(path: String) throws(Refusal) -> Int32 {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw Refusal(reason: "path too long") }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw Refusal(reason: "socket: \(String(cString: strerror(errno)))") }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw Refusal(reason: reason)
+        }
+        return fd
+    }
+
+    /// Why a connection could not be made.
+    public struct Refusal: Error, Sendable, Hashable, CustomStringConvertible {
+        public var reason: String
+        public var description: String { reason }
+    }
+}

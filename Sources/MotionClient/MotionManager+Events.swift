@@ -1,0 +1,85 @@
+import Foundation
+import MotionCore
+import MotionProtocol
+
+/// Device orientation (as `UIDevice`), shakes (as UIKit's responders) and compass calibration
+/// (as `CLLocationManager`'s calibration prompt).
+extension MotionManager {
+    /// Posted on `NotificationCenter.default` (object: the manager) when the device orientation
+    /// changes while notifications are being generated, like
+    /// `UIDevice.orientationDidChangeNotification`.
+    public static let orientationDidChangeNotification = Notification.Name("MotionManagerOrientationDidChange")
+
+    /// Starts following the device orientation (calls nest, as UIDevice's do).
+    public func beginGeneratingDeviceOrientationNotifications() {
+        sync {
+            orientationNotificationCount += 1
+            guard orientationNotificationCount == 1 else { return }
+            _ = addConsumer(.orientation, interval: nil, id: Self.ownConsumer) { [unowned self] result in
+                guard case .success = result else { return }
+                NotificationCenter.default.post(name: Self.orientationDidChangeNotification, object: self)
+            }
+        }
+    }
+
+    public func endGeneratingDeviceOrientationNotifications() {
+        sync {
+            guard orientationNotificationCount > 0 else { return }
+            orientationNotificationCount -= 1
+            if orientationNotificationCount == 0 { removeConsumer(.orientation, id: Self.ownConsumer) }
+        }
+    }
+
+    public var isGeneratingDeviceOrientationNotifications: Bool { sync { orientationNotificationCount > 0 } }
+
+    /// The device orientation: `unknown` until the first is known, and while nothing follows it
+    /// (begin generating notifications, observe it, or iterate ``deviceOrientations()``).
+    public var orientation: DeviceOrientation { sync { currentOrientation } }
+
+    /// Calls `handler` on `queue` with every orientation change (and the current orientation,
+    /// when known) until the observation is cancelled.
+    public func observeOrientation(on queue: OperationQueue, _ handler: @escaping @Sendable (DeviceOrientation) -> Void) -> MotionObservation {
+        observe(.orientation) { result in
+            guard case .success(.event(.orientation(let orientation, _))) = result else { return }
+            queue.addOperation { handler(orientation) }
+        }
+    }
+
+    /// Sends shakes to `responder` on `queue` until the observation is cancelled (or the
+    /// responder is gone: it is held weakly).
+    public func addMotionResponder(_ responder: any MotionResponder, queue: OperationQueue) -> MotionObservation {
+        observe(.shake) { [weak responder] result in
+            guard case .success(.event(let event)) = result, case .shake(let phase, _) = event, let responder else { return }
+            queue.addOperation {
+                switch phase {
+                case .began: responder.motionBegan(.motionShake, with: event)
+                case .ended: responder.motionEnded(.motionShake, with: event)
+                case .cancelled: responder.motionCancelled(.motionShake, with: event)
+                }
+            }
+        }
+    }
+
+    /// Calls `handler` on `queue` with the magnetometer calibration's accuracy and whether the
+    /// user should calibrate (move the device in a figure eight), now and on every change.
+    public func observeCalibration(on queue: OperationQueue,
+                                   _ handler: @escaping @Sendable (MagneticFieldCalibrationAccuracy, _ calibrationNeeded: Bool) -> Void) -> MotionObservation {
+        observe(.calibration) { result in
+            guard case .success(.calibration(let accuracy, let needed)) = result else { return }
+            queue.addOperation { handler(accuracy, needed) }
+        }
+    }
+
+    /// A consumer of `stream` that lasts until the observation is cancelled; an orientation
+    /// observer gets the current orientation at once when it is known.
+    private func observe(_ stream: StreamName, _ deliver: @escaping (Result<ServerMessage, MotionClientError>) -> Void) -> MotionObservation {
+        let id = sync {
+            let id = addConsumer(stream, interval: nil, deliver: deliver)
+            if stream == .orientation, currentOrientation != .unknown {
+                deliver(.success(.event(.orientation(currentOrientation, timestamp: 0))))
+            }
+            return id
+        }
+        return MotionObservation { [weak self] in self?.removeConsumerLater(stream, id: id) }
+    }
+}
