@@ -15,8 +15,8 @@ extension MotionManager {
         sync {
             orientationNotificationCount += 1
             guard orientationNotificationCount == 1 else { return }
-            _ = addConsumer(.orientation, interval: nil, id: Self.ownConsumer) { [unowned self] result in
-                guard case .success = result else { return }
+            _ = addConsumer(.orientation, interval: nil, id: Self.ownConsumer) { [weak self] result in
+                guard let self, case .success = result else { return }
                 NotificationCenter.default.post(name: Self.orientationDidChangeNotification, object: self)
             }
         }

@@ -29,6 +29,11 @@ public final class MotionManager: @unchecked Sendable {
     /// The socket it connects to.
     public let path: String
 
+    deinit {
+        // The connection goes with the manager (on its queue, where the link lives).
+        queue.async { [link] in link.stop() }
+    }
+
     // MARK: - Intervals (seconds), as in Core Motion; changes apply to running updates.
 
     public var accelerometerUpdateInterval: TimeInterval {
@@ -75,7 +80,7 @@ public final class MotionManager: @unchecked Sendable {
     // MARK: - State, confined to `queue`
 
     let queue = DispatchQueue(label: "motionclient.manager")
-    private(set) lazy var link = DaemonLink(path: path, queue: queue) { [unowned self] event in handle(event) }
+    private(set) lazy var link = DaemonLink(path: path, queue: queue) { [weak self] event in self?.handle(event) }
     private var hello: Hello?
     private var sensors: [SensorKind: SensorState] = [:]
     /// Who uses each stream here.
@@ -168,8 +173,8 @@ public final class MotionManager: @unchecked Sendable {
         link.send({ id in
             .subscribe(ClientRequest.Subscription(id: id, stream: stream, interval: wanted.interval, frame: wanted.frame,
                                                   headingFilter: wanted.headingFilter, headingOrientation: wanted.headingOrientation))
-        }, reply: { [unowned self] result in
-            guard case .failure(let error) = result, error.isPermanent else { return }
+        }, reply: { [weak self] result in
+            guard let self, case .failure(let error) = result, error.isPermanent else { return }
             // Refused (access, frame): every consumer learns why; the subscription is not retried.
             for consumer in consumers[stream]?.values.map({ $0 }) ?? [] { consumer.deliver(.failure(error)) }
         })
