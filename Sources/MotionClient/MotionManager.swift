@@ -236,6 +236,8 @@ public final class MotionManager: @unchecked Sendable {
             outageReported = false
             unavailableReported = []
             subscribed = [:]
+            // Sensors that come and go keep availability (and handlers) current.
+            link.send({ .subscribe(ClientRequest.Subscription(id: $0, stream: .availability)) }, reply: { _ in })
             for stream in consumers.keys { resubscribe(stream) }
             connected()
         case .disconnected(let error):

@@ -1,4 +1,6 @@
 import Foundation
+import MotionClient
+import MotionCore
 import MotionProtocol
 import Testing
 
@@ -99,5 +101,34 @@ extension HotplugTests {
                 "the replugged gyroscope is announced and its data resumes")
         #expect(zip(gyroTimes, gyroTimes.dropFirst()).allSatisfy { $0 < $1 }, "timestamps keep increasing across the replug")
         #expect(daemon.process.isRunning)
+    }
+
+    @Test("MotionClient: an unplugged gyroscope reaches the handler as sensorUnavailable and makes it unavailable; after the replug values resume",
+          .enabled(if: Testbed.canSendUevents, "sending uevents needs LD_PRELOAD=libumockdev-preload.so.0 on the test process: run `make check`"))
+    func unplugThroughClient() async throws {
+        let testbed = Testbed()
+        try testbed.add(try Emulation.fixtureText("lsm6dsx.umockdev"))
+        let daemon = try ServedDaemon(["--source", "local:"], environment: testbed.environment)
+        defer { _ = daemon.stop() }
+        _ = try await daemon.connect()
+        let manager = MotionManager(socketPath: daemon.socket)
+        let queue = MotionClientTests.queue("hot-plug")
+        let gyro = MotionClientTests.Recorder<GyroData>()
+        manager.gyroUpdateInterval = 0.02
+        manager.startGyroUpdates(to: queue) { data, error in gyro.add(data, error, expected: queue) }
+        #expect(await MotionClientTests.poll(timeout: 10) { gyro.values.count >= 5 })
+        #expect(manager.isGyroAvailable)
+
+        testbed.uevent(Self.gyroSyspath, "remove")
+        testbed.remove(Self.gyroSyspath)
+        #expect(await MotionClientTests.poll(timeout: 10) { !gyro.errors.isEmpty })
+        #expect(gyro.errors.first == "gyroscope unavailable: iio:device1 was removed (udev)", "\(gyro.errors)")
+        #expect(!manager.isGyroAvailable && manager.isAccelerometerAvailable)
+
+        let before = gyro.values.count
+        try testbed.add(try Self.replugged())
+        testbed.uevent(Self.replugSyspath, "add")
+        #expect(await MotionClientTests.poll(timeout: 10) { gyro.values.count >= before + 5 }, "values resume after the replug")
+        #expect(manager.isGyroAvailable && gyro.offQueue == 0)
     }
 }
