@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import MotionClient
 import MotionProtocol
 
 /// A blocking connection to a running motiond for motionctl's daemon commands: sends requests,
@@ -8,6 +9,11 @@ final class DaemonConnection {
     private let fd: Int32
     private var framer = LineFramer()
     private var buffer = [UInt8](repeating: 0, count: 65_536)
+    /// The daemon's greeting: its sensors, the frames it can serve, and this connection's access.
+    let hello: Hello
+    /// The JSON text of the message ``next(before:)`` returned last, as the daemon sent it
+    /// (fields this motionctl does not know included).
+    private(set) var lastLine: [UInt8] = []
 
     /// Why talking to the daemon failed; the exit code tells scripts which.
     enum Failure: Error, CustomStringConvertible {
@@ -16,6 +22,8 @@ final class DaemonConnection {
         case protocolError(ProtocolError)
         /// The daemon's access policy refused this user (the message says why).
         case denied(String)
+        /// The daemon answered a request with an error (other than `accessDenied`).
+        case rejected(ProtocolError)
 
         var description: String {
             switch self {
@@ -23,16 +31,18 @@ final class DaemonConnection {
             case .closed: return "motiond closed the connection"
             case .protocolError(let error): return "motiond sent something this motionctl cannot read: \(error)"
             case .denied(let why): return "motiond refuses this user: \(why)"
+            case .rejected(let error): return "motiond: \(error.message) (\(error.code.rawValue))"
             }
         }
 
         /// EX_UNAVAILABLE when the daemon is not there, EX_PROTOCOL when it speaks another
-        /// language, EX_NOPERM when its access policy says no.
+        /// language, EX_NOPERM when its access policy says no, 1 when it rejects a request.
         var exitCode: Int32 {
             switch self {
             case .unreachable, .closed: return 69
             case .protocolError: return 76
             case .denied: return 77
+            case .rejected: return 1
             }
         }
     }
@@ -54,35 +64,33 @@ final class DaemonConnection {
     /// Connects and reads the hello.
     init(path: String) throws(Failure) {
         fd = try Self.connectSocket(path: path)
-        switch try next() {
-        case .hello:
-            break
-        case .reply(nil, .failure(let error)) where error.code == .accessDenied:
-            throw .denied(error.message)
-        default:
-            throw .protocolError(ProtocolError(.invalidValue, "the first message was not a hello"))
+        // Read before `self` is complete, so with a framer and buffer of its own (the framer is kept).
+        var framer = LineFramer()
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        do throws(Failure) {
+            switch try Self.read(from: fd, framer: &framer, buffer: &buffer, before: nil)?.message {
+            case .hello(let hello)?:
+                self.hello = hello
+            case .reply(nil, .failure(let error))? where error.code == .accessDenied:
+                throw Failure.denied(error.message)
+            default:
+                throw Failure.protocolError(ProtocolError(.invalidValue, "the first message was not a hello"))
+            }
+        } catch {
+            close(fd)
+            throw error
         }
+        self.framer = framer
     }
 
     /// A blocking, close-on-exec connection to the Unix socket at `path`, nothing read or sent
     /// yet; the caller owns the descriptor. Also the daemon benchmark's way in for each client.
     static func connectSocket(path: String) throws(Failure) -> Int32 {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw .unreachable(path: path, reason: "path too long") }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .unreachable(path: path, reason: "socket: \(String(cString: strerror(errno)))") }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        do {
+            return try DaemonSocket.connect(path: path)
+        } catch {
+            throw .unreachable(path: path, reason: error.reason)
         }
-        guard connected == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(fd)
-            throw .unreachable(path: path, reason: reason)
-        }
-        return fd
     }
 
     deinit { close(fd) }
@@ -99,6 +107,21 @@ final class DaemonConnection {
 
     /// The next message the daemon sends (unknown message types skipped); blocks.
     func next() throws(Failure) -> ServerMessage {
+        // Without a deadline it returns only with a message.
+        try next(before: nil)!
+    }
+
+    /// The next message the daemon sends (unknown message types skipped), or nil when none has
+    /// arrived by `deadline`.
+    func next(before deadline: ContinuousClock.Instant?) throws(Failure) -> ServerMessage? {
+        guard let (message, line) = try Self.read(from: fd, framer: &framer, buffer: &buffer, before: deadline) else { return nil }
+        lastLine = line
+        return message
+    }
+
+    /// Reads lines from `fd` until one is a message this motionctl knows; nil at `deadline`.
+    private static func read(from fd: Int32, framer: inout LineFramer, buffer: inout [UInt8],
+                             before deadline: ContinuousClock.Instant?) throws(Failure) -> (message: ServerMessage, line: [UInt8])? {
         while true {
             let line: ArraySlice<UInt8>?
             do {
@@ -108,13 +131,22 @@ final class DaemonConnection {
             }
             if let line {
                 do {
-                    if let message = try ServerMessage.parse(line: line) { return message }
+                    if let message = try ServerMessage.parse(line: line) { return (message, Array(line)) }
                     continue
                 } catch {
                     throw .protocolError(error)
                 }
             }
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if let deadline {
+                let (seconds, attoseconds) = ContinuousClock.now.duration(to: deadline).components
+                guard seconds > 0 || (seconds == 0 && attoseconds > 0) else { return nil }
+                // Rounded up to whole milliseconds, so a wake-up is never early.
+                var readable = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&readable, 1, Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1))
+                if ready < 0 && errno != EINTR { throw .closed }
+                if ready <= 0 { continue }
+            }
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             guard n > 0 else {
                 if n < 0 && errno == EINTR { continue }
                 throw .closed
@@ -128,6 +160,34 @@ final class DaemonConnection {
         try send(request)
         while true {
             if case .reply(let id, let result) = try next(), id == request.id { return result }
+        }
+    }
+
+    /// Sends a request and returns what its successful reply carries; an error reply throws
+    /// ``Failure/denied(_:)`` for `accessDenied` and ``Failure/rejected(_:)`` for the rest.
+    func call(_ request: ClientRequest) throws(Failure) -> ServerMessage.Reply {
+        try Self.reply(self.request(request))
+    }
+
+    /// Subscribes; returns the interval granted and whether the stream's sensors are present
+    /// now. An error reply throws as for ``call(_:)``.
+    @discardableResult
+    func subscribe(_ subscription: ClientRequest.Subscription) throws(Failure) -> (interval: Double, available: Bool) {
+        guard case .subscribed(let interval, let available) = try call(.subscribe(subscription)) else {
+            throw .protocolError(ProtocolError(.invalidValue, "the reply to subscribe \(subscription.stream) carries no interval"))
+        }
+        return (interval, available)
+    }
+
+    /// What a successful reply carries; an error reply as ``call(_:)`` throws it.
+    static func reply(_ result: Result<ServerMessage.Reply, ProtocolError>) throws(Failure) -> ServerMessage.Reply {
+        switch result {
+        case .success(let reply):
+            return reply
+        case .failure(let error) where error.code == .accessDenied:
+            throw .denied(error.message)
+        case .failure(let error):
+            throw .rejected(error)
         }
     }
 }

@@ -1,0 +1,34 @@
+import ArgumentParser
+import MotionClient
+import MotionProtocol
+
+/// The options of every command that talks to a running motiond: its socket, and how long to
+/// keep trying while it may still be starting. ``run(_:)`` connects and turns a failure to
+/// talk to the daemon into its message and exit status (``DaemonConnection/Failure/exitCode``).
+struct DaemonOptions: ParsableArguments {
+    @Option(name: .customLong("socket"), help: "The daemon's socket (default: $MOTIOND_SOCKET, else \(Wire.defaultSocketPath)).")
+    var socketPath: String?
+
+    /// The socket to use.
+    var socket: String { DaemonSocket.path(socketPath) }
+
+    @Option(help: "Keep trying to reach the daemon for this many seconds (it may still be starting).")
+    var wait = 0.0
+
+    /// The exit statuses every daemon command shares, for its `discussion`.
+    static let exitStatuses = """
+        Exit status: 0 done; 1 failed (the message says why); 64 usage; 69 motiond cannot be \
+        reached or closed the connection; 76 it speaks another protocol; 77 its access policy \
+        refuses this user or stream.
+        """
+
+    /// Connects (reading the hello) and runs `body` on the connection.
+    func run(_ body: (DaemonConnection) throws -> Void) throws {
+        do {
+            try body(try DaemonConnection(path: socket, wait: wait))
+        } catch let failure as DaemonConnection.Failure {
+            Console.error("\(failure)")
+            throw ExitCode(failure.exitCode)
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import MotionCore
+
+/// Turns samples received from the daemon into a trace file (README "Trace files"), the format
+/// `motiond --source replay:FILE`, `motionctl fuse`, `analyze` and `plot` read.
+///
+/// Units and signs are converted back from Core Motion's to the trace's: acceleration from G
+/// with the gravity-vector sign to m/s² with the inertial-navigation sign (× −9.80665, the
+/// inverse of ``TraceReader``'s conversion: +9.81 m/s² on the up axis at rest), rotation rate
+/// in rad/s and magnetic field in µT unchanged.
+///
+/// Rows: one per distinct sample timestamp, in time order. Samples of different sensors with
+/// the same timestamp (sensors sampled together, like the simulated IMU's) share a row; a
+/// sensor with no sample at a row's time has `nan` in its columns, which readers skip for that
+/// row only, so a replay delivers every sensor's samples at exactly their own times and
+/// nothing else (a recording that starts or stops between the samples of one time has a partial
+/// first or last row). `t` is seconds since the first sample (microseconds); the columns are
+/// those of the sensors that delivered samples, in the order `gyr`, `acc`, `mag`.
+struct TraceWriter {
+    private var samples: [Sample] = []
+
+    /// Sensor kinds in column order.
+    private static let columnOrder: [SensorKind] = [.gyroscope, .accelerometer, .magnetometer]
+
+    /// Adds a sample; samples of one sensor must come in time order, sensors may interleave.
+    mutating func append(_ sample: Sample) {
+        samples.append(sample)
+    }
+
+    /// Samples per sensor so far.
+    var counts: [SensorKind: Int] {
+        samples.reduce(into: [:]) { $0[$1.kind, default: 0] += 1 }
+    }
+
+    /// The trace: its CSV text and how many rows it has (none without samples).
+    func csv() -> (text: String, rows: Int) {
+        let present = Set(samples.map(\.kind))
+        let kinds = Self.columnOrder.filter(present.contains)
+        guard let start = samples.map(\.timestamp).min() else { return ("", 0) }
+        // Sensors arrive as separate messages; a stable sort restores one time line.
+        let ordered = samples.enumerated().sorted { ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset) }.map(\.element)
+        var rows: [(time: Double, values: [SensorKind: Vector3])] = []
+        for sample in ordered {
+            if let last = rows.last, last.time == sample.timestamp, last.values[sample.kind] == nil {
+                rows[rows.count - 1].values[sample.kind] = sample.vector
+            } else {
+                rows.append((sample.timestamp, [sample.kind: sample.vector]))
+            }
+        }
+        var text = (["t"] + kinds.flatMap { kind in ["x", "y", "z"].map { "\(Self.prefix(kind))_\($0)" } }).joined(separator: ",") + "\n"
+        for row in rows {
+            var cells = [DecimalText.fixed(row.time - start, decimals: 6)]
+            for kind in kinds {
+                if let v = row.values[kind] {
+                    let trace = v * Self.traceFactor(kind)
+                    cells += [trace.x, trace.y, trace.z].map { "\($0)" }
+                } else {
+                    cells += ["nan", "nan", "nan"]
+                }
+            }
+            text += cells.joined(separator: ",") + "\n"
+        }
+        return (text, rows.count)
+    }
+
+    /// The column prefix of a sensor kind.
+    private static func prefix(_ kind: SensorKind) -> String {
+        switch kind {
+        case .accelerometer: return "acc"
+        case .gyroscope: return "gyr"
+        case .magnetometer: return "mag"
+        }
+    }
+
+    /// Core Motion unit → trace unit.
+    private static func traceFactor(_ kind: SensorKind) -> Double {
+        kind == .accelerometer ? -PhysicalConstants.standardGravity : 1
+    }
+}

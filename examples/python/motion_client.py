@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""A motiond client in plain Python: the socket protocol (docs/PROTOCOL.md) is JSON lines over
+a Unix socket, so any language with sockets and JSON can use the daemon.
+
+It connects, reads the hello, subscribes to the ``orientation`` events and to ``deviceMotion``,
+and prints each orientation change and each device-motion attitude (Core Motion's roll, pitch
+and yaw, converted from radians to degrees) as it arrives:
+
+    python3 motion_client.py                          # /run/motiond/motiond.sock, or $MOTIOND_SOCKET
+    python3 motion_client.py /tmp/motiond.sock --count 5
+    python3 motion_client.py --json --interval 0.05   # the messages as the daemon sends them
+
+Exit status, as motionctl's: 0 done (--count reached), 1 the daemon rejected a request,
+69 the daemon cannot be reached or closed the connection (goodbye), 76 it speaks another
+protocol version, 77 its access policy refuses this user or a stream. Python 3.8+, standard
+library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import socket
+import sys
+from typing import Any, Dict, Iterator, NoReturn, Optional
+
+#: Where motiond listens unless told otherwise (``Wire.defaultSocketPath``).
+DEFAULT_SOCKET = "/run/motiond/motiond.sock"
+#: The protocol version this client speaks (``hello.protocol``).
+PROTOCOL_VERSION = 1
+#: The longest line either side may send, bytes including the newline.
+MAXIMUM_LINE_LENGTH = 65_536
+
+EXIT_REJECTED = 1
+EXIT_UNAVAILABLE = 69
+EXIT_PROTOCOL = 76
+EXIT_NO_PERMISSION = 77
+
+Message = Dict[str, Any]
+
+
+class ClientError(Exception):
+    """Why the client stops early; ``status`` is the exit status that tells a script why."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class MotionClient:
+    """One connection to motiond: sends request lines, yields the daemon's messages as dicts.
+
+    Requests get increasing integer ids, and replies are matched to them by id, as the
+    protocol asks (a reply to an unparsable line may overtake earlier replies).
+    """
+
+    def __init__(self, path: str) -> None:
+        self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self._socket.connect(path)
+        except OSError as error:
+            self._socket.close()
+            raise ClientError(f"cannot reach motiond at {path}: {error.strerror or error} (is it running?)", EXIT_UNAVAILABLE)
+        self._reader = self._socket.makefile("rb")
+        self._next_id = 1
+        self.hello = self._read_hello()
+
+    def close(self) -> None:
+        self._reader.close()
+        self._socket.close()
+
+    def _read_hello(self) -> Message:
+        """The hello, which must come first (an access refusal comes instead of it)."""
+        message = next(self.messages())
+        if message.get("type") == "reply" and not message.get("ok", True):
+            raise self.rejection(message, "motiond refuses this connection")
+        if message.get("type") != "hello":
+            raise ClientError(f"expected a hello first, got {message.get('type')!r}", EXIT_PROTOCOL)
+        if message.get("protocol") != PROTOCOL_VERSION:
+            raise ClientError(f"motiond speaks protocol {message.get('protocol')}, this client {PROTOCOL_VERSION}", EXIT_PROTOCOL)
+        return message
+
+    def request(self, op: str, **fields: Any) -> int:
+        """Sends ``{"op": op, "id": …, **fields}`` and returns its id."""
+        request_id = self._next_id
+        self._next_id += 1
+        line = json.dumps({"op": op, "id": request_id, **fields}, separators=(",", ":")) + "\n"
+        try:
+            self._socket.sendall(line.encode("utf-8"))
+        except OSError as error:
+            raise ClientError(f"motiond closed the connection: {error.strerror or error}", EXIT_UNAVAILABLE)
+        return request_id
+
+    def messages(self) -> Iterator[Message]:
+        """The daemon's messages, one per line, until it closes the connection."""
+        while True:
+            line = self._reader.readline(MAXIMUM_LINE_LENGTH)
+            if not line:
+                raise ClientError("motiond closed the connection", EXIT_UNAVAILABLE)
+            if not line.endswith(b"\n"):
+                raise ClientError(f"a line from motiond exceeds {MAXIMUM_LINE_LENGTH} bytes", EXIT_PROTOCOL)
+            try:
+                message = json.loads(line)
+            except ValueError as error:
+                raise ClientError(f"motiond sent a line that is not JSON: {error}", EXIT_PROTOCOL)
+            if not isinstance(message, dict):
+                raise ClientError("motiond sent a line that is not a JSON object", EXIT_PROTOCOL)
+            yield message
+
+    @staticmethod
+    def rejection(reply: Message, context: str) -> ClientError:
+        """The error of a failed reply: access refusals exit 77, other errors 1."""
+        error = reply.get("error") or {}
+        code = error.get("code", "internalError")
+        status = EXIT_NO_PERMISSION if code == "accessDenied" else EXIT_REJECTED
+        return ClientError(f"{context}: {error.get('message', '')} ({code})", status)
+
+    def check_reply(self, reply: Message, context: str) -> None:
+        """Raises the reply's error if it is one."""
+        if not reply.get("ok", False):
+            raise self.rejection(reply, context)
+
+
+def degrees(radians: Optional[float]) -> str:
+    """An angle in degrees with sign, or ``-`` for a value JSON could not carry (null)."""
+    return "-" if radians is None else f"{math.degrees(radians):+7.2f}°"
+
+
+def describe_access(hello: Message) -> str:
+    """What the daemon's access policy gives this connection, from the hello's ``access``
+    (absent from older daemons): ``full (every stream)``, ``coarse (orientation, shake, …)``."""
+    access = hello.get("access")
+    if not access:
+        return "not stated"
+    streams = access.get("streams", [])
+    what = "every stream" if set(streams) >= set(hello.get("streams", [])) else ", ".join(streams)
+    minimum = access.get("minimumInterval", 0.01)
+    cap = f", at most {1 / minimum:g} Hz" if minimum > 0.01 else ""
+    return f"{access.get('tier')} ({what}{cap})"
+
+
+def run(path: str, interval: float, frame: str, count: Optional[int], as_json: bool) -> None:
+    """Subscribes and prints until ``count`` device-motion lines (or forever)."""
+    client = MotionClient(path)
+    try:
+        if not as_json:
+            sensors = ", ".join(name for name, state in client.hello.get("sensors", {}).items() if state.get("available"))
+            print(f"# connected to {client.hello.get('daemon')} at {path}: sensors {sensors or 'none'}; "
+                  f"access {describe_access(client.hello)}", flush=True)
+        pending = {
+            client.request("subscribe", stream="orientation"): "orientation",
+            client.request("subscribe", stream="deviceMotion", interval=interval, frame=frame): "deviceMotion",
+        }
+        printed = 0
+        for message in client.messages():
+            kind = message.get("type")
+            if kind == "reply":
+                stream = pending.pop(message.get("id"), None)
+                if stream is not None:
+                    client.check_reply(message, f"subscribe {stream}")
+                elif not message.get("ok", True):
+                    raise MotionClient.rejection(message, "request")
+                continue
+            if kind == "goodbye":
+                raise ClientError(f"motiond said goodbye: {message.get('reason')}", EXIT_UNAVAILABLE)
+            if kind not in ("orientation", "deviceMotion"):
+                continue  # availability, dropped, and types newer daemons add
+            if as_json:
+                print(json.dumps(message, separators=(",", ":")), flush=True)
+            elif kind == "orientation":
+                print(f"{message['timestamp']:14.6f}  orientation {message['orientation']}", flush=True)
+            else:
+                attitude = message["attitude"]
+                print(f"{message['timestamp']:14.6f}  attitude roll={degrees(attitude['roll'])} "
+                      f"pitch={degrees(attitude['pitch'])} yaw={degrees(attitude['yaw'])}", flush=True)
+            if kind == "deviceMotion":
+                printed += 1
+                if count is not None and printed >= count:
+                    return
+    finally:
+        client.close()
+
+
+def fail(message: str, status: int) -> NoReturn:
+    print(f"motion_client: {message}", file=sys.stderr)
+    sys.exit(status)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Print orientation changes and device-motion attitude from motiond.")
+    parser.add_argument("socket", nargs="?", default=os.environ.get("MOTIOND_SOCKET", DEFAULT_SOCKET),
+                        help="the daemon's socket (default: $MOTIOND_SOCKET, else %(default)s)")
+    parser.add_argument("--interval", type=float, default=0.1, help="seconds between device-motion values (default 0.1)")
+    parser.add_argument("--frame", default="xArbitraryZVertical",
+                        help="reference frame: xArbitraryZVertical (default), xArbitraryCorrectedZVertical, "
+                             "xMagneticNorthZVertical, xTrueNorthZVertical")
+    parser.add_argument("--count", type=int, help="stop after this many device-motion values")
+    parser.add_argument("--json", action="store_true", help="print the messages as JSON lines, as the daemon sends them")
+    arguments = parser.parse_args()
+    if arguments.count is not None and arguments.count < 1:
+        parser.error("--count must be at least 1")
+    try:
+        run(arguments.socket, arguments.interval, arguments.frame, arguments.count, arguments.json)
+    except ClientError as error:
+        fail(str(error), error.status)
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()
