@@ -29,6 +29,7 @@ test-deps:
 build: deps
 	$(SWIFT) build -c release --product motiond $(RELEASEFLAGS) $(SWIFTFLAGS)
 	$(SWIFT) build -c release --product motionctl $(RELEASEFLAGS) $(SWIFTFLAGS)
+	$(SWIFT) build -c release --product motiond-rotate $(RELEASEFLAGS) $(SWIFTFLAGS)
 
 # The daemon on the simulated IMU (rest, the four screen orientations, a shake, face up, face
 # down) serving a private socket, and a client watching it: orientation changes, shakes,
@@ -69,6 +70,7 @@ bench-daemon: deps
 install: build
 	install -Dm755 .build/release/motiond $(DESTDIR)$(BINDIR)/motiond
 	install -Dm755 .build/release/motionctl $(DESTDIR)$(BINDIR)/motionctl
+	install -Dm755 .build/release/motiond-rotate $(DESTDIR)$(BINDIR)/motiond-rotate
 	$(MAKE) install-data
 
 # Everything but the binaries: units, sysusers entry, udev rule, configuration, examples.
@@ -76,6 +78,9 @@ install-data:
 	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(UDEVDIR)
 	sed 's|@BINDIR@|$(BINDIR)|g' systemd/motiond.service > $(DESTDIR)$(UNITDIR)/motiond.service
 	chmod 644 $(DESTDIR)$(UNITDIR)/motiond.service
+	install -d $(DESTDIR)$(PREFIX)/lib/systemd/user
+	sed 's|@BINDIR@|$(BINDIR)|g' systemd/motiond-rotate.service > $(DESTDIR)$(PREFIX)/lib/systemd/user/motiond-rotate.service
+	chmod 644 $(DESTDIR)$(PREFIX)/lib/systemd/user/motiond-rotate.service
 	install -m644 systemd/motiond.socket $(DESTDIR)$(UNITDIR)/motiond.socket
 	install -Dm644 systemd/motiond.sysusers $(DESTDIR)$(SYSUSERSDIR)/motiond.conf
 	install -m644 udev/70-motiond.rules $(DESTDIR)$(UDEVDIR)/70-motiond.rules
@@ -85,7 +90,7 @@ install-data:
 	[ -e $(DESTDIR)$(SYSCONFDIR)/motiond/motiond.toml ] || install -Dm644 etc/motiond/motiond.toml $(DESTDIR)$(SYSCONFDIR)/motiond/motiond.toml
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/motiond $(DESTDIR)$(BINDIR)/motionctl $(DESTDIR)$(UNITDIR)/motiond.service $(DESTDIR)$(UNITDIR)/motiond.socket $(DESTDIR)$(SYSUSERSDIR)/motiond.conf $(DESTDIR)$(UDEVDIR)/70-motiond.rules
+	rm -f $(DESTDIR)$(BINDIR)/motiond $(DESTDIR)$(BINDIR)/motionctl $(DESTDIR)$(BINDIR)/motiond-rotate $(DESTDIR)$(PREFIX)/lib/systemd/user/motiond-rotate.service $(DESTDIR)$(UNITDIR)/motiond.service $(DESTDIR)$(UNITDIR)/motiond.socket $(DESTDIR)$(SYSUSERSDIR)/motiond.conf $(DESTDIR)$(UDEVDIR)/70-motiond.rules
 	rm -f $(DESTDIR)$(PREFIX)/share/doc/motiond/61-motiond-mount-matrix.hwdb.example $(DESTDIR)$(PREFIX)/share/doc/motiond/motiond.toml
 	# $(SYSCONFDIR)/motiond/motiond.toml stays: it is the administrator's.
 	rmdir $(DESTDIR)$(PREFIX)/share/doc/motiond 2>/dev/null || true

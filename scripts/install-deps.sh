@@ -5,6 +5,10 @@ set -eu
 want="pkg-config libiio-dev libiio-utils libsystemd-dev libudev-dev"
 if [ "${1:-build}" = test ]; then
     want="$want iiod umockdev libumockdev-dev systemd udev python3"
+    # motiond-rotate's tests: a headless sway, Xvfb with xrandr, and wlr-randr.
+    want="$want sway xvfb x11-xserver-utils wlr-randr"
+    # motionctl plot --output FILE.png converts its SVG with rsvg-convert.
+    want="$want librsvg2-bin"
 fi
 missing=""
 for pkg in $want; do

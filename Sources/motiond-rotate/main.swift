@@ -1,2 +1,0 @@
-// motiond-rotate: being written (issue 7).
-print("motiond-rotate: not implemented yet")
