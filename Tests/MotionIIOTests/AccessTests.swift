@@ -187,7 +187,7 @@ struct AccessTests {
         #expect(try await root.reply(1)?["ok"] as? Bool == true)
 
         // Both stay connected across the reload; only the stranger's access changes.
-        let steps = [#"{"op":"subscribe","id":1,"stream":"orientation"}"#, "read=6"]
+        let steps = [#"{"op":"subscribe","id":1,"stream":"orientation"}"#, "read=30"]
         let stranger = try RunningProcess(try Self.stranger.command(socket: daemon.socket, steps: steps, directory: directory))
         let member = try RunningProcess(try Self.member.command(socket: daemon.socket, steps: steps, directory: directory))
         defer {

@@ -39,10 +39,12 @@ struct HotplugTests {
         testbed.uevent(Self.gyroSyspath, "remove")
         // Generous: on a busy test run the daemon may take seconds to get to the event, and
         // the files must not vanish before it has.
-        #expect(await daemon.wait(timeout: 20) { $0.availability("gyroscope").last?.available == false })
+        // While the files are still there a rescan may find the device again a moment later,
+        // so the loss is looked for anywhere in the output, not only as the latest state.
+        #expect(await daemon.wait(timeout: 20) { $0.availability("gyroscope").contains { !$0.available } })
         testbed.remove(Self.gyroSyspath)
         let removedAt = daemon.output
-        let lost = try #require(removedAt.availability("gyroscope").last)
+        let lost = try #require(removedAt.availability("gyroscope").first { !$0.available })
         #expect(lost.reason == "iio:device1 was removed (udev)", "the uevent, not a read error, reported the removal")
         // The accelerometer keeps delivering after the gyroscope is gone.
         let accelBefore = removedAt.samples("accelerometer").count

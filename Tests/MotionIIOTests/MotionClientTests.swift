@@ -44,7 +44,9 @@ struct MotionClientTests {
 
     @Test("push: values at the interval on the caller's queue; pull: nil until the first value, then the latest; availability and activity")
     func pushAndPull() async throws {
-        let daemon = try ServedDaemon(["--source", "sim:"])
+        let directory = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let daemon = try ServedDaemon(["--source", "replay:\(try SocketStreamTests.stillTrace(in: directory))"])
         defer { _ = daemon.stop() }
         _ = try await daemon.connect()
         let manager = MotionManager(socketPath: daemon.socket)
@@ -69,7 +71,7 @@ struct MotionClientTests {
         #expect(values.count >= 20 && abs(span / Double(values.count - 1) - 0.05) < 0.005, "20 Hz: \(values.count) in \(span) s")
         #expect(pushed.offQueue == 0 && pushed.errors.isEmpty, "\(pushed.errors)")
         #expect(zip(values, values.dropFirst()).allSatisfy { $1.timestamp - $0.timestamp > 0.03 })
-        // The simulated device lies face up at rest first: |a| ≈ 1 G.
+        // The replayed device lies face up at rest: |a| ≈ 1 G.
         #expect(values.allSatisfy { abs(Vector3($0.acceleration.x, $0.acceleration.y, $0.acceleration.z).norm - 1) < 0.2 })
 
         manager.stopAccelerometerUpdates()

@@ -12,7 +12,11 @@ struct PythonExampleTests {
           .enabled(if: python != nil, "python3 not installed"))
     func client() async throws {
         let python = try #require(Self.python)
-        let daemon = try ServedDaemon(["--source", "sim:"])
+        let directory = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A device lying face up and still (a replay: the simulation would move on while a busy
+        // machine runs other tests).
+        let daemon = try ServedDaemon(["--source", "replay:\(try SocketStreamTests.stillTrace(in: directory))"])
         defer { _ = daemon.stop() }
         // The socket appears once the daemon listens.
         _ = try await daemon.connect()
@@ -24,7 +28,7 @@ struct PythonExampleTests {
                 "\(text.stdout)")
         let attitudes = lines.filter { $0.contains("attitude roll=") }
         #expect(attitudes.count == 5 && attitudes.allSatisfy { $0.contains("pitch=") && $0.contains("yaw=") && $0.contains("°") }, "\(text.stdout)")
-        // The simulated device starts lying face up and still: small angles.
+        // Face up and still: small angles.
         let roll = attitudes.first.flatMap { $0.split(separator: "roll=").last?.split(separator: "°").first }.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
         #expect(roll.map { abs($0) < 5 } == true, "\(attitudes.first ?? "")")
         #expect(lines.contains { $0.hasSuffix("orientation faceUp") }, "\(text.stdout)")

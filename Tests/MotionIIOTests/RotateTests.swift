@@ -391,6 +391,8 @@ struct RotateTests {
         defer { helper.forceStop() }
         // The simulated IMU lies face up, then stands up in portrait about 2 s in.
         #expect(await helper.wait(timeout: 15) { $0.stderr.contains("rotating to portrait at") }, "\(helper.stderr)")
+        // The log line comes just before the command runs.
+        #expect(await helper.wait(timeout: 5) { _ in !fakes.calls.isEmpty })
         #expect(fakes.calls.first == ["rotate-hook", "portrait"])
     }
 

@@ -72,19 +72,23 @@ final class HeadlessSway: @unchecked Sendable {
                            "WLR_LIBINPUT_NO_DEVICES": "1", "WLR_RENDERER": "pixman"]
         let process = try RunningProcess(command, environment: environment)
         let deadline = Date().addingTimeInterval(15)
+        var names: [String] = []
+        var lastPing: ProcessOutput?
         while Date() < deadline && process.isRunning {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+            names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
             if let name = names.first(where: { $0.hasPrefix("sway-ipc.") && $0.hasSuffix(".sock") }) {
                 let socket = directory.appendingPathComponent(name).path
                 let ping = try await Emulation.run(["swaymsg", "-s", socket, "-t", "get_version"], timeout: 5)
                 if ping.status == 0 { return HeadlessSway(runtimeDirectory: directory, socket: socket, process: process) }
+                lastPing = ping
             }
             try await Task.sleep(for: .milliseconds(50))
         }
         let output = process.output
+        let running = process.isRunning
         process.forceStop()
         try? FileManager.default.removeItem(at: directory)
-        throw TestFailure("headless sway did not start: \(output.stderr)")
+        throw TestFailure("headless sway did not start (running: \(running), exit \(output.status), files \(names), last ping: \(lastPing.map { "\($0.status) \($0.stderr)" } ?? "none")): \(output.stderr)")
     }
 
     /// `swaymsg -t get_outputs`, decoded.
