@@ -1,3 +1,5 @@
+import Foundation
+
 /// A way to rotate the screen: the commands of one compositor or display server.
 ///
 /// Rotations arrive as ``ScreenRotation``s, which know every backend's spelling; a backend only
@@ -37,6 +39,16 @@ extension DisplayBackend {
         let result = runner.run(command)
         guard result.status == 0 else { throw BackendError(command: command, result: result) }
         return result.stdout
+    }
+
+    /// Runs a query that prints JSON and decodes it; `what` names what it should have printed.
+    func query<Value: Decodable>(_ command: [String], decoding type: Value.Type, what: String, _ runner: CommandRunner) throws(BackendError) -> Value {
+        let json = try query(command, runner)
+        do {
+            return try JSONDecoder().decode(type, from: Data(json.utf8))
+        } catch {
+            throw BackendError("`\(ShellWords.quoted(command))` printed no \(what): \(error)")
+        }
     }
 
     /// `pick` over `candidates`, or an error naming the query that listed none.

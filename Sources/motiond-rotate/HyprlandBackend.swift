@@ -24,12 +24,7 @@ struct HyprlandBackend: DisplayBackend {
     }
 
     private func monitors(_ runner: CommandRunner) throws(BackendError) -> [Monitor] {
-        let json = try query(Self.monitorsQuery, runner)
-        do {
-            return try JSONDecoder().decode([Monitor].self, from: Data(json.utf8))
-        } catch {
-            throw BackendError("`\(ShellWords.quoted(Self.monitorsQuery))` printed no monitor list: \(error)")
-        }
+        try query(Self.monitorsQuery, decoding: [Monitor].self, what: "monitor list", runner)
     }
 
     func defaultOutput(_ runner: CommandRunner) throws(BackendError) -> OutputChoice {

@@ -19,13 +19,7 @@ struct KDEBackend: DisplayBackend {
     }
 
     func defaultOutput(_ runner: CommandRunner) throws(BackendError) -> OutputChoice {
-        let json = try query(Self.outputsQuery, runner)
-        let configuration: Configuration
-        do {
-            configuration = try JSONDecoder().decode(Configuration.self, from: Data(json.utf8))
-        } catch {
-            throw BackendError("`\(ShellWords.quoted(Self.outputsQuery))` printed no output list: \(error)")
-        }
+        let configuration = try query(Self.outputsQuery, decoding: Configuration.self, what: "output list", runner)
         let candidates = configuration.outputs.map { OutputChoice.Candidate(name: $0.name, active: ($0.enabled ?? false) && ($0.connected ?? true)) }
         return try choose(from: candidates, source: Self.outputsQuery)
     }

@@ -27,12 +27,7 @@ struct SwayBackend: DisplayBackend {
     }
 
     private func outputs(_ runner: CommandRunner) throws(BackendError) -> [Output] {
-        let json = try query(Self.outputsQuery, runner)
-        do {
-            return try JSONDecoder().decode([Output].self, from: Data(json.utf8))
-        } catch {
-            throw BackendError("`\(ShellWords.quoted(Self.outputsQuery))` printed no output list: \(error)")
-        }
+        try query(Self.outputsQuery, decoding: [Output].self, what: "output list", runner)
     }
 
     func defaultOutput(_ runner: CommandRunner) throws(BackendError) -> OutputChoice {
