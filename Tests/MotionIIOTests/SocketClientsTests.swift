@@ -77,7 +77,8 @@ struct SocketClientsTests {
         func status() async throws -> [String: Any] {
             requests += 1
             try await first.send(.status(id: requests))
-            return try #require(try await first.reply(requests)?["status"] as? [String: Any])
+            // Generous: the daemon may still be working through thousands of hang-ups.
+            return try #require(try await first.reply(requests, timeout: 30)?["status"] as? [String: Any])
         }
         // Some clients subscribe (starting a sensor) before they vanish; none waits for its
         // hello. Then the daemon catches up with the hang-ups: only `first` is left.
