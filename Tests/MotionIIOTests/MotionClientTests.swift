@@ -208,4 +208,29 @@ struct MotionClientTests {
         #expect(motion.offQueue == 0)
         #expect(manager.isDeviceMotionActive && manager.deviceMotion != nil)
     }
+
+    @Test("a daemon speaking another protocol version: handlers get protocolMismatch, nothing is available",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs python3 for the fake daemon"))
+    func protocolMismatch() async throws {
+        let directory = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let socket = directory.appendingPathComponent("future.sock").path
+        // A future daemon: greets every connection with protocol 2.
+        let server = try RunningProcess(["/usr/bin/python3", "-c", """
+            import socket, sys
+            listener = socket.socket(socket.AF_UNIX); listener.bind(sys.argv[1]); listener.listen(8)
+            while True:
+                connection, _ = listener.accept()
+                connection.sendall(b'{"type":"hello","protocol":2,"daemon":"motiond 9","sensors":{},"frames":[]}\\n')
+            """, socket])
+        defer { server.forceStop() }
+        #expect(await Self.poll(timeout: 5) { FileManager.default.fileExists(atPath: socket) })
+        let manager = MotionManager(socketPath: socket)
+        let queue = Self.queue("mismatch")
+        let gyro = Recorder<GyroData>()
+        manager.startGyroUpdates(to: queue) { data, error in gyro.add(data, error, expected: queue) }
+        #expect(await Self.poll(timeout: 5) { !gyro.errors.isEmpty })
+        #expect(gyro.errors.first?.hasPrefix("protocol mismatch: protocol 2") == true, "\(gyro.errors)")
+        #expect(!manager.isGyroAvailable && manager.access == nil)
+    }
 }
