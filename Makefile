@@ -16,7 +16,7 @@ SWIFTFLAGS  ?=
 RELEASEFLAGS ?= --static-swift-stdlib
 DEMO_SECONDS ?= 20
 
-.PHONY: all build demo check test deps test-deps install install-data uninstall clean accuracy bench bench-daemon
+.PHONY: all build demo check test deps test-deps install install-data uninstall clean accuracy bench bench-daemon bench-client
 
 all: build
 
@@ -69,6 +69,12 @@ bench-daemon: deps
 	$(SWIFT) build -c release --product motiond $(RELEASEFLAGS) $(SWIFTFLAGS)
 	$(SWIFT) build -c release --product motionctl $(RELEASEFLAGS) $(SWIFTFLAGS)
 	.build/release/motionctl daemon-bench
+
+# What the MotionClient library adds: sample-to-handler latency, a second consumer, pulls.
+bench-client: deps
+	$(SWIFT) build -c release --product motiond $(RELEASEFLAGS) $(SWIFTFLAGS)
+	$(SWIFT) build -c release --product motionctl $(RELEASEFLAGS) $(SWIFTFLAGS)
+	.build/release/motionctl client-bench
 
 install: build
 	install -Dm755 .build/release/motiond $(DESTDIR)$(BINDIR)/motiond

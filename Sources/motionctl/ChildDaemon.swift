@@ -10,6 +10,14 @@ final class ChildDaemon {
     private let directory: String
     private let process = Process()
 
+    /// The motiond in the directory of the running motionctl.
+    static func besideThisExecutable() throws -> String {
+        guard let me = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
+            throw BenchError("cannot find this executable (/proc/self/exe); pass --motiond PATH")
+        }
+        return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("motiond").path
+    }
+
     init(executable: String) throws {
         guard access(executable, X_OK) == 0 else {
             throw BenchError("no executable motiond at \(executable): build it (swift build -c release --product motiond) or pass --motiond PATH")

@@ -67,7 +67,7 @@ struct DaemonBench: ParsableCommand {
         if let most = counts.max(), most + 64 > limit {
             throw BenchError("\(most) clients need more open files than the limit of \(limit) (ulimit -Hn)")
         }
-        let daemon = try ChildDaemon(executable: motiond ?? Self.besideThisExecutable("motiond"))
+        let daemon = try ChildDaemon(executable: motiond ?? ChildDaemon.besideThisExecutable())
         var rounds: [RoundResult] = []
         var stopped = false
         defer { if !stopped { _ = daemon.stop() } }
@@ -126,12 +126,7 @@ struct DaemonBench: ParsableCommand {
         let memory = try daemon.memory()
         try daemon.checkRunning()
 
-        var latencies = set.latencies
-        latencies.sort()
-        func percentile(_ p: Double) -> Double {
-            guard !latencies.isEmpty else { return .nan }
-            return latencies[max(0, Int((p * Double(latencies.count)).rounded(.up)) - 1)] * 1000
-        }
+        let latencies = LatencySummary(set.latencies)
         let rates = set.received.map { Double($0) / elapsed }
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
         let daemonCPU = Double(cpuAfter - cpuBefore) / ticks / elapsed * 100
@@ -142,7 +137,7 @@ struct DaemonBench: ParsableCommand {
             messagesPerSecond: Double(set.received.reduce(0, +)) / elapsed,
             perClientRateMeanHz: rates.reduce(0, +) / Double(count),
             perClientRateMinHz: rates.min() ?? 0,
-            latencyP50Ms: percentile(0.5), latencyP99Ms: percentile(0.99), latencyMaxMs: (latencies.last ?? .nan) * 1000,
+            latencyP50Ms: latencies.milliseconds(at: 0.5), latencyP99Ms: latencies.milliseconds(at: 0.99), latencyMaxMs: latencies.maximumMilliseconds,
             latencySamples: latencies.count,
             dropReports: set.dropReports, droppedSamples: set.droppedSamples, droppedBeforeWindow: set.droppedBeforeRecording,
             disconnected: set.disconnected,
@@ -151,14 +146,6 @@ struct DaemonBench: ParsableCommand {
             stealPercent: Double(machineAfter.steal - machineBefore.steal) / ticks / elapsed * 100,
             rssMiB: Double(memory.rss) / 1024, peakRSSMiB: Double(memory.peak) / 1024,
             measuredSeconds: elapsed)
-    }
-
-    /// `name` in the directory of the running executable.
-    private static func besideThisExecutable(_ name: String) throws -> String {
-        guard let me = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
-            throw BenchError("cannot find this executable (/proc/self/exe); pass --motiond PATH")
-        }
-        return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent(name).path
     }
 
     private static var kernelRelease: String {
