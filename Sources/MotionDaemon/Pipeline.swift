@@ -34,8 +34,6 @@ final class Pipeline: @unchecked Sendable {
     private var pending: [Addressed] = []
     private var sendScheduled = false
     private var timers: [DispatchSourceTimer] = []
-    /// What each client may receive (the access policy's decision when it connected).
-    private var grants: [ClientID: AccessGrant] = [:]
     /// Rate-capped clients: the last value each pulled per stream, returned again until a
     /// value at least the cap's interval newer exists.
     private var pulled: [ClientID: [PullKey: (timestamp: Double, value: ServerMessage)]] = [:]
@@ -140,7 +138,6 @@ final class Pipeline: @unchecked Sendable {
     /// A client connected with what the access policy `grant`s it: it gets the hello.
     func connected(_ client: ClientID, grant: AccessGrant) {
         queue.async { [self] in
-            grants[client] = grant
             send([Addressed(client: client, message: OutgoingMessage(.hello(hello(grant))))])
         }
     }
@@ -161,10 +158,11 @@ final class Pipeline: @unchecked Sendable {
     }
 
     /// A request to answer; `clients` is the number of connected clients (for `status`).
-    func received(_ request: ClientRequest, from client: ClientID, clients: Int) {
+    /// `grant`: what the client may receive (the server keeps it with the connection).
+    func received(_ request: ClientRequest, from client: ClientID, grant: AccessGrant, clients: Int) {
         queue.async { [self] in
             var out: [Addressed] = []
-            answer(request, from: client, clients: clients, into: &out)
+            answer(request, from: client, grant: grant, clients: clients, into: &out)
             send(out)
         }
     }
@@ -173,7 +171,6 @@ final class Pipeline: @unchecked Sendable {
     func disconnected(_ client: ClientID) {
         queue.async { [self] in
             publisher.remove(client)
-            grants[client] = nil
             pulled[client] = nil
             updateDemand()
         }
@@ -246,10 +243,9 @@ final class Pipeline: @unchecked Sendable {
         Hello(daemon: "motiond", sensors: states, frames: engine.availableFrames, access: grant)
     }
 
-    private func answer(_ request: ClientRequest, from client: ClientID, clients: Int, into out: inout [Addressed]) {
+    private func answer(_ request: ClientRequest, from client: ClientID, grant: AccessGrant, clients: Int, into out: inout [Addressed]) {
         var extra: [ServerMessage] = []
         let result: Result<ServerMessage.Reply, ProtocolError>
-        let grant = grants[client] ?? .coarse
         do throws(ProtocolError) {
             switch try grant.admit(request) {
             case .subscribe(let wanted):

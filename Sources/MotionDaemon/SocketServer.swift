@@ -257,7 +257,7 @@ final class SocketServer: @unchecked Sendable {
                 let request = try ClientRequest(line: line)
                 client.consecutiveErrors = 0
                 client.inFlight += 1
-                pipeline.received(request, from: client.id, clients: clientCount)
+                pipeline.received(request, from: client.id, grant: client.grant, clients: clientCount)
             } catch {
                 client.consecutiveErrors += 1
                 client.totalErrors += 1
