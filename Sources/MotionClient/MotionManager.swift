@@ -103,6 +103,8 @@ public final class MotionManager: @unchecked Sendable {
     private var outageReported = false
     /// Streams whose consumers were told a sensor is unavailable (once per episode).
     private var unavailableReported: Set<StreamName> = []
+    /// Told of every connection (nil) and every outage (why), once each.
+    private var connectionObservers: [Int: (MotionClientError?) -> Void] = [:]
     /// Signalled when a connection attempt has an outcome, for ``awaitConnection()``.
     private var connectionWaiters: [DispatchSemaphore] = []
     private var attempted = false
@@ -207,6 +209,30 @@ public final class MotionManager: @unchecked Sendable {
 
     // MARK: - Connection
 
+    /// Calls `handler` on `queue` whenever the connection to motiond comes up (nil) or goes
+    /// down or cannot be made (why: once per outage, while the manager keeps retrying), until
+    /// the observation is cancelled. Starts connecting.
+    public func observeConnection(on queue: OperationQueue, _ handler: @escaping @Sendable (MotionClientError?) -> Void) -> MotionObservation {
+        let id = sync {
+            let id = nextConsumer
+            nextConsumer += 1
+            connectionObservers[id] = { error in queue.addOperation { handler(error) } }
+            link.start()
+            if link.isConnected {
+                queue.addOperation { handler(nil) }
+            } else if attempted, outageReported {
+                let error = MotionClientError.daemonUnreachable("not connected to \(path)")
+                queue.addOperation { handler(error) }
+            }
+            return id
+        }
+        return MotionObservation { [weak self] in self?.removeConnectionObserverLater(id) }
+    }
+
+    private func removeConnectionObserverLater(_ id: Int) {
+        queue.async { [self] in connectionObservers[id] = nil }
+    }
+
     private func isAvailable(_ stream: StreamName) -> Bool {
         awaitConnection()
         return sync {
@@ -239,6 +265,7 @@ public final class MotionManager: @unchecked Sendable {
             // Sensors that come and go keep availability (and handlers) current.
             link.send({ .subscribe(ClientRequest.Subscription(id: $0, stream: .availability)) }, reply: { _ in })
             for stream in consumers.keys { resubscribe(stream) }
+            for observer in connectionObservers.values { observer(nil) }
             connected()
         case .disconnected(let error):
             hello = nil
@@ -247,6 +274,7 @@ public final class MotionManager: @unchecked Sendable {
             if !outageReported {
                 outageReported = true
                 for users in consumers.values { for consumer in users.values { consumer.deliver(.failure(error)) } }
+                for observer in connectionObservers.values { observer(error) }
             }
             connected()
         case .message(let message):

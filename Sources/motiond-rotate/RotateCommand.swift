@@ -91,6 +91,11 @@ struct RotateCommand: AsyncParsableCommand {
         // The one place orientations come from live; everything downstream is fed by
         // RotationInput. The manager lives as long as the helper: its streams end with it.
         let motion = MotionManager(socketPath: socketPath)
+        // Whoever reads the log learns when motiond is away (the manager keeps retrying).
+        let connection = motion.observeConnection(on: OperationQueue()) { error in
+            if let error { Log.warning("\(error); retrying") } else { Log.info("connected to motiond at \(motion.path)") }
+        }
+        defer { connection.cancel() }
         let feed = Task {
             await LiveOrientations.feed(from: { motion.deviceOrientations() }, clock: clock, into: continuation)
         }

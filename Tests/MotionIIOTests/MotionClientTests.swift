@@ -184,6 +184,9 @@ struct MotionClientTests {
         let manager = MotionManager(socketPath: socket)
         #expect(!manager.isAccelerometerAvailable && manager.access == nil)
         let queue = Self.queue("reconnect")
+        let states = Recorder<String>()
+        let connection = manager.observeConnection(on: queue) { error in states.add(error.map { "\($0)" } ?? "connected", nil, expected: queue) }
+        defer { connection.cancel() }
         let motion = Recorder<DeviceMotion>()
         manager.deviceMotionUpdateInterval = 0.02
         manager.startDeviceMotionUpdates(to: queue) { data, error in motion.add(data, error, expected: queue) }
@@ -207,6 +210,9 @@ struct MotionClientTests {
         #expect(await Self.poll(timeout: 10) { motion.values.count >= before + 10 }, "subscriptions restored after the restart")
         #expect(motion.offQueue == 0)
         #expect(manager.isDeviceMotionActive && manager.deviceMotion != nil)
+        // The connection observer saw each outage once and each connection.
+        let seen = states.values.map { $0 == "connected" ? "connected" : ($0.hasPrefix("motiond is unreachable") ? "unreachable" : $0) }
+        #expect(seen == ["unreachable", "connected", "unreachable", "connected"], "\(states.values)")
     }
 
     @Test("a daemon speaking another protocol version: handlers get protocolMismatch, nothing is available",

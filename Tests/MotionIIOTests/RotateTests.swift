@@ -394,6 +394,18 @@ struct RotateTests {
         // The log line comes just before the command runs.
         #expect(await helper.wait(timeout: 5) { _ in !fakes.calls.isEmpty })
         #expect(fakes.calls.first == ["rotate-hook", "portrait"])
+        #expect(helper.stderr.contains("connected to motiond at \(socket)"), "\(helper.stderr)")
+    }
+
+    @Test("motiond away: the helper says so in its log and keeps waiting")
+    func daemonAway() async throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let socket = dir.appendingPathComponent("absent.sock").path
+        let helper = try RunningProcess([Compositors.motiondRotate, "--socket", socket, "--command", "true"], environment: Compositors.environment())
+        defer { helper.forceStop() }
+        #expect(await helper.wait(timeout: 5) { $0.stderr.contains("motiond is unreachable: cannot connect to \(socket)") }, "\(helper.stderr)")
+        #expect(helper.isRunning)
     }
 
     @Test("a failing command is logged with its stderr and the next orientation tries again")
