@@ -1,4 +1,5 @@
 import Glibc
+import MotionProtocol
 
 /// Connecting to motiond's Unix socket: shared by the client library and motionctl.
 public enum DaemonSocket {
@@ -6,7 +7,7 @@ public enum DaemonSocket {
     public static func path(_ path: String?) -> String {
         if let path { return path }
         if let variable = getenv("MOTIOND_SOCKET"), variable.pointee != 0 { return String(cString: variable) }
-        return "/run/motiond/motiond.sock"
+        return Wire.defaultSocketPath
     }
 
     /// A connected, blocking, close-on-exec stream socket to `path`; the caller owns it.

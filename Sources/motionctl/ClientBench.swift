@@ -15,8 +15,7 @@ struct ClientBench: ParsableCommand {
         commandName: "client-bench",
         abstract: "Measure MotionClient's sample-to-handler latency and delivered rates against a private motiond (build with -c release).")
 
-    @Option(help: "The motiond executable to start (default: the one beside this motionctl).")
-    var motiond: String?
+    @OptionGroup var child: ChildDaemonOptions
 
     @Option(help: "Seconds measured, after a 2 s warm-up.")
     var duration = 10.0
@@ -46,7 +45,7 @@ struct ClientBench: ParsableCommand {
     }
 
     func run() throws {
-        let daemon = try ChildDaemon(executable: motiond ?? ChildDaemon.besideThisExecutable())
+        let daemon = try child.start()
         defer { _ = daemon.stop() }
         let manager = MotionManager(socketPath: daemon.socketPath)
         let queue = OperationQueue()

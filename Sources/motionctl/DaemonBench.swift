@@ -28,8 +28,7 @@ struct DaemonBench: ParsableCommand {
         commandName: "daemon-bench",
         abstract: "Measure motiond's sample-to-client latency, delivery, drops, CPU and memory with many clients (build with -c release).")
 
-    @Option(help: "The motiond executable to start (default: the one beside this motionctl).")
-    var motiond: String?
+    @OptionGroup var child: ChildDaemonOptions
 
     @Option(help: "Client counts, one round each, comma-separated.")
     var clients = "1,10,100,1000"
@@ -67,7 +66,7 @@ struct DaemonBench: ParsableCommand {
         if let most = counts.max(), most + 64 > limit {
             throw BenchError("\(most) clients need more open files than the limit of \(limit) (ulimit -Hn)")
         }
-        let daemon = try ChildDaemon(executable: motiond ?? ChildDaemon.besideThisExecutable())
+        let daemon = try child.start()
         var rounds: [RoundResult] = []
         var stopped = false
         defer { if !stopped { _ = daemon.stop() } }

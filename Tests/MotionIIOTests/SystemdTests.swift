@@ -54,9 +54,13 @@ struct SystemdTests {
     func unitsVerify() async throws {
         let dir = try await Self.installedUnits()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let result = try await Emulation.run(["sh", "-c", "cd '\(Self.unitDirectory(dir))' && systemd-analyze verify motiond.service motiond.socket"])
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.isEmpty && result.stdout.isEmpty, "warnings: \(result.stderr)\(result.stdout)")
+        Self.expectClean(try await Emulation.run(["sh", "-c", "cd '\(Self.unitDirectory(dir))' && systemd-analyze verify motiond.service motiond.socket"]))
+    }
+
+    /// `systemd-analyze verify` succeeded without a word.
+    static func expectClean(_ result: ProcessOutput, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(result.status == 0, "\(result.stderr)", sourceLocation: sourceLocation)
+        #expect(result.stderr.isEmpty && result.stdout.isEmpty, "warnings: \(result.stderr)\(result.stdout)", sourceLocation: sourceLocation)
     }
 
     @Test("motiond-rotate's user unit verifies without a warning in a user manager", .enabled(if: hasSystemdAnalyze, "systemd-analyze is not installed"))
@@ -66,9 +70,7 @@ struct SystemdTests {
         let userUnits = dir.appendingPathComponent("usr/lib/systemd/user").path
         let runtime = dir.appendingPathComponent("runtime").path
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let result = try await Emulation.run(["sh", "-c", "cd '\(userUnits)' && XDG_RUNTIME_DIR='\(runtime)' systemd-analyze verify --user motiond-rotate.service"])
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.isEmpty && result.stdout.isEmpty, "warnings: \(result.stderr)\(result.stdout)")
+        Self.expectClean(try await Emulation.run(["sh", "-c", "cd '\(userUnits)' && XDG_RUNTIME_DIR='\(runtime)' systemd-analyze verify --user motiond-rotate.service"]))
     }
 
     @Test("the service's exposure (systemd-analyze security) is at most 2.0", .enabled(if: hasSystemdAnalyze, "systemd-analyze is not installed"))
