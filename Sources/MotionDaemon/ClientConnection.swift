@@ -1,33 +1,24 @@
 import Dispatch
 import Glibc
 import MotionProtocol
-import Synchronization
 
-/// One connected client: its socket, the request lines it sent, its bounded send queue, and the
-/// accounting that keeps a bad or slow client from hurting anyone else.
-///
-/// The send queue is shared: the pipeline's thread puts messages in (``post(_:)``), the server's
-/// queue writes them out (``flush(now:)``), so a slow server never piles up work anywhere but in
-/// this bounded queue. Everything else runs on the server's queue only.
+/// One connected client as the socket server sees it: its socket, the request lines it sent,
+/// the ``ClientOutbox`` the pipeline fills, and the accounting that keeps a bad or slow client
+/// from hurting anyone else. Not `Sendable`: it lives on the server's queue only (the
+/// pipeline's thread sees just the outbox).
 ///
 /// Flow control: while the client has many requests in flight or its send queue is full, its
 /// socket is not read (the kernel's buffer then pushes back on the client), so neither its
 /// requests nor the replies to them pile up in the daemon.
-final class ClientConnection: @unchecked Sendable {
+///
+/// Half-close (docs/PROTOCOL.md §1): once the client has shut down its sending side, nothing
+/// more is read; every request already received is still answered.
+final class ClientConnection {
     let id: ClientID
     let fd: Int32
     let credentials: PeerCredentials?
+    let outbox: ClientOutbox
 
-    /// The queue and whether the server has been asked to write it (or waits for the socket
-    /// to take more), so each client costs the server at most one pending task.
-    private struct Outbox {
-        var queue = SendQueue()
-        var flushScheduled = false
-        var closed = false
-    }
-    private let outbox = Mutex(Outbox())
-
-    // Confined to the server's queue.
     /// What the access policy gave it.
     var grant = AccessGrant.coarse
     var framer = LineFramer()
@@ -35,8 +26,18 @@ final class ClientConnection: @unchecked Sendable {
     var inFlight = 0
     var consecutiveErrors = 0
     var totalErrors = 0
+    /// The client shut down its sending side (end of file on read).
+    var inputEnded = false
+    /// After ``inputEnded``: every line it sent was handed on or answered.
+    var requestsComplete = false
+    /// After ``requestsComplete``: the pipeline was asked whether it holds subscriptions.
+    var askedForSubscriptions = false
+    /// Close once everything queued is written (it half-closed and holds no subscription).
+    var closeWhenDrained = false
     private(set) var closed = false
+    /// Reading is held back by flow control.
     private(set) var readPaused = false
+    private var readSuspended = false
     private var writeArmed = false
     private var readSource: DispatchSourceRead?
     private var writeSource: DispatchSourceWrite?
@@ -48,6 +49,7 @@ final class ClientConnection: @unchecked Sendable {
     init(id: ClientID, fd: Int32) {
         self.id = id
         self.fd = fd
+        outbox = ClientOutbox(id: id)
         credentials = UnixSocket.peerCredentials(fd)
     }
 
@@ -67,43 +69,45 @@ final class ClientConnection: @unchecked Sendable {
         read.resume()
     }
 
-    /// Queues a message from any thread; true when the caller must have the server flush this
-    /// client (it was not scheduled yet).
-    func post(_ message: OutgoingMessage) -> Bool {
-        outbox.withLock { box in
-            guard !box.closed else { return false }
-            box.queue.enqueue(message)
-            guard !box.flushScheduled else { return false }
-            box.flushScheduled = true
-            return true
-        }
-    }
-
-    /// Drops of each stream since the client connected.
-    var totalDropped: [StreamName: Int] { outbox.withLock { $0.queue.totalDropped } }
-
     /// Whether more input should wait: too many requests in flight or a full send queue.
     var shouldPauseReading: Bool {
-        inFlight >= Self.maximumInFlight || outbox.withLock { $0.queue.count } >= Self.maximumQueued
+        inFlight >= Self.maximumInFlight || outbox.count >= Self.maximumQueued
     }
 
     private var canResumeReading: Bool {
-        inFlight < Self.maximumInFlight / 2 && outbox.withLock { $0.queue.count } < Self.maximumQueued / 2
+        inFlight < Self.maximumInFlight / 2 && outbox.count < Self.maximumQueued / 2
     }
 
     func pauseReading() {
         guard !readPaused, !closed else { return }
         readPaused = true
-        readSource?.suspend()
+        suspendReadSource()
     }
 
-    /// Resumes reading if the client has caught up; returns whether reading is on.
+    /// Resumes reading if the client has caught up (the socket is watched again unless the
+    /// client's input ended); returns whether reading is on.
     @discardableResult
     func resumeReadingIfPossible() -> Bool {
         guard readPaused, !closed, canResumeReading else { return !readPaused }
         readPaused = false
-        readSource?.resume()
+        if !inputEnded, readSuspended {
+            readSuspended = false
+            readSource?.resume()
+        }
         return true
+    }
+
+    /// The client's input ended: its socket stays readable at end of file, so it is not
+    /// watched for reading again.
+    func endInput() {
+        inputEnded = true
+        suspendReadSource()
+    }
+
+    private func suspendReadSource() {
+        guard !readSuspended else { return }
+        readSuspended = true
+        readSource?.suspend()
     }
 
     /// Writes as much of the send queue as the socket takes now; arms the write source for the
@@ -112,12 +116,7 @@ final class ClientConnection: @unchecked Sendable {
     func flush(now: Double) -> Bool {
         guard !closed else { return false }
         while true {
-            let chunks = outbox.withLock { box in
-                for report in box.queue.takeDropReports(now: now) { box.queue.enqueue(report) }
-                let chunks = box.queue.pending(limit: 64)
-                if chunks.isEmpty { box.flushScheduled = false }
-                return chunks
-            }
+            let chunks = outbox.takePending(now: now)
             guard !chunks.isEmpty else { break }
             let written: Int
             if chunks.count == 1 {
@@ -128,10 +127,9 @@ final class ClientConnection: @unchecked Sendable {
                 for chunk in chunks { joined.append(contentsOf: chunk) }
                 written = joined.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
             }
-            if written > 0 {
-                inFlight -= outbox.withLock { $0.queue.consume(written) }
-                continue
-            }
+            // Consumed even when nothing went out, so the messages are no longer held.
+            inFlight -= outbox.consume(max(written, 0))
+            if written > 0 { continue }
             if written < 0 && errno == EINTR { continue }
             if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
                 // Still scheduled: the write source flushes when the socket takes more.
@@ -144,6 +142,13 @@ final class ClientConnection: @unchecked Sendable {
         return true
     }
 
+    /// Whether the client hung up completely (after a half-close the socket reports it as a
+    /// hang-up without anything to read or write).
+    var hungUp: Bool {
+        var poller = pollfd(fd: fd, events: 0, revents: 0)
+        return poll(&poller, 1, 0) == 1 && poller.revents & Int16(POLLHUP | POLLERR) != 0
+    }
+
     private func armWrite(_ on: Bool) {
         guard on != writeArmed, !closed else { return }
         writeArmed = on
@@ -154,9 +159,9 @@ final class ClientConnection: @unchecked Sendable {
     /// are discarded.
     func close() {
         guard !closed else { return }
-        outbox.withLock { $0.closed = true }
+        outbox.close()
         // A suspended source must be resumed before it can be cancelled and released.
-        if readPaused { readSource?.resume() }
+        if readSuspended { readSource?.resume() }
         if !writeArmed { writeSource?.resume() }
         closed = true
         readSource?.cancel()

@@ -167,6 +167,13 @@ final class Pipeline: @unchecked Sendable {
         }
     }
 
+    /// Whether the client holds any subscription, answered to `answer` on the pipeline's
+    /// queue after every request handed on before this call (a half-closed client whose
+    /// requests are all answered: is anything still to be pushed to it?).
+    func hasSubscriptions(_ client: ClientID, answer: @escaping @Sendable (Bool) -> Void) {
+        queue.async { [self] in answer(publisher.hasSubscriptions(client)) }
+    }
+
     /// A client went away: its subscriptions end, and sensors nobody needs any more stop.
     func disconnected(_ client: ClientID) {
         queue.async { [self] in

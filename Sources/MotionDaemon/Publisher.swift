@@ -81,6 +81,11 @@ struct Publisher: Sendable {
         subscriptions[stream]?[client]
     }
 
+    /// Whether the client subscribes to anything.
+    func hasSubscriptions(_ client: ClientID) -> Bool {
+        subscriptions.values.contains { $0[client] != nil }
+    }
+
     /// What the subscriptions need from the sensors.
     var needs: [(kinds: Set<SensorKind>, interval: Double)] {
         subscriptions.values.flatMap(\.values).map { ($0.kinds, $0.period) }

@@ -11,8 +11,9 @@ import MotionProtocol
 /// - events beyond `eventCapacity` push out the oldest event, counted;
 /// - replies and control messages are always kept.
 /// Counted drops become `dropped` messages once the queue has room again, or every second
-/// /// while it has not (``takeDropReports(now:)``). The message being written (partly sent) is
-/// never removed.
+/// /// while it has not (``takeDropReports(now:)``). Messages handed out for writing
+/// (``takePending(limit:)``) stay untouched until ``consume(_:)`` says how much of them was
+/// written: a message being written is never removed or replaced under the writer.
 struct SendQueue: Sendable {
     let sampleCapacity: Int
     let sampleByteCapacity: Int
@@ -20,6 +21,8 @@ struct SendQueue: Sendable {
     private var entries: Deque<OutgoingMessage> = []
     /// Bytes of the first entry already written.
     private(set) var headOffset = 0
+    /// Entries at the front handed out by ``takePending(limit:)`` and not yet consumed.
+    private var inTransit = 0
     private var samples = 0
     private var sampleBytes = 0
     private var events = 0
@@ -77,9 +80,9 @@ struct SendQueue: Sendable {
         totalDropped[stream, default: 0] += 1
     }
 
-    /// The first entry matching `predicate` that is not partly written.
+    /// The first entry matching `predicate` that is neither being written nor partly written.
     private func firstRemovable(where predicate: (OutgoingMessage.Delivery) -> Bool) -> Int? {
-        let first = headOffset > 0 ? 1 : 0
+        let first = max(inTransit, headOffset > 0 ? 1 : 0)
         guard first < entries.count else { return nil }
         return entries[first...].firstIndex { predicate($0.delivery) }
     }
@@ -95,18 +98,23 @@ struct SendQueue: Sendable {
         entries.remove(at: index)
     }
 
-    /// Up to `limit` pending byte ranges, in order, for one vectored write.
-    func pending(limit: Int) -> [ArraySlice<UInt8>] {
+    /// Up to `limit` pending byte ranges, in order, for one write; they stay in the queue,
+    /// protected from drops and replacements, until ``consume(_:)``.
+    mutating func takePending(limit: Int) -> [ArraySlice<UInt8>] {
         var chunks: [ArraySlice<UInt8>] = []
         chunks.reserveCapacity(min(limit, entries.count))
         for (n, entry) in entries.prefix(limit).enumerated() {
             chunks.append(n == 0 ? entry.bytes[headOffset...] : entry.bytes[...])
         }
+        inTransit = chunks.count
         return chunks
     }
 
-    /// Marks `written` bytes as sent; returns how many replies were completed.
+    /// Marks `written` bytes of what ``takePending(limit:)`` handed out as sent (the rest may
+    /// be dropped or replaced again, except a partly written head); returns how many replies
+    /// were completed.
     mutating func consume(_ written: Int) -> Int {
+        defer { inTransit = 0 }
         var left = written
         var replies = 0
         while left > 0, let head = entries.first {

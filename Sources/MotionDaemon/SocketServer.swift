@@ -20,6 +20,11 @@ import Synchronization
 /// Every connection's peer credentials are logged and decide, through the ``AccessPolicy``,
 /// what it may receive; a configuration reload that changes what a connected client may
 /// receive disconnects it with a goodbye (a client reconnects and learns its new access).
+///
+/// `@unchecked Sendable`: everything mutable but `outboxes` (behind its `Mutex`) is confined to
+/// `queue` — touched only in work submitted to it (sources, `async`, `sync`); the pipeline's
+/// thread calls ``deliver(_:)``, which reads `outboxes` alone. `make check-tsan` runs the
+/// socket tests (churn, chaos) under ThreadSanitizer to hold it to that.
 final class SocketServer: @unchecked Sendable {
     let path: String
     private let pipeline: Pipeline
@@ -30,8 +35,11 @@ final class SocketServer: @unchecked Sendable {
     private var listener: Int32 = -1
     private var acceptSource: DispatchSourceRead?
     private var acceptPaused = false
-    /// The connected clients; the pipeline's thread looks them up to deliver.
-    private let clients = Mutex<[ClientID: ClientConnection]>([:])
+    /// The connected clients' send queues: the pipeline's thread fills them directly.
+    private let outboxes = Mutex<[ClientID: ClientOutbox]>([:])
+    private var connections: [ClientID: ClientConnection] = [:]
+    /// Watches half-closed clients that still subscribe for their final hang-up.
+    private var hangUpTimer: DispatchSourceTimer?
     private var nextID: UInt64 = 1
     private var readBuffer = [UInt8](repeating: 0, count: 65_536)
     private var stopping = false
@@ -40,6 +48,8 @@ final class SocketServer: @unchecked Sendable {
 
     /// More clients than this are turned away with a goodbye.
     static let maximumClients = 4096
+    /// Seconds between looks for the hang-up of half-closed clients that still subscribe.
+    static let hangUpCheckInterval = 2.0
     /// Bad lines in a row, or in all, after which a client is disconnected.
     static let maximumConsecutiveErrors = 10
     static let maximumErrors = 100
@@ -86,14 +96,16 @@ final class SocketServer: @unchecked Sendable {
     /// queue at once; clients not yet waiting for a write are flushed by one task on the
     /// server's queue.
     func deliver(_ batch: [Addressed]) {
-        let connections = clients.withLock { clients in batch.map { clients[$0.client] } }
-        var wake: [ClientConnection] = []
-        for (item, connection) in zip(batch, connections) {
-            if let connection, connection.post(item.message) { wake.append(connection) }
+        let targets = outboxes.withLock { outboxes in batch.map { outboxes[$0.client] } }
+        var wake: [ClientID] = []
+        for (item, outbox) in zip(batch, targets) {
+            if let outbox, outbox.post(item.message) { wake.append(outbox.id) }
         }
         guard !wake.isEmpty else { return }
         queue.async { [self, wake] in
-            for client in wake { flush(client) }
+            for id in wake {
+                if let client = connections[id] { flush(client) }
+            }
         }
     }
 
@@ -113,8 +125,7 @@ final class SocketServer: @unchecked Sendable {
                 }
             }
             self.policy = policy
-            let connected = clients.withLock { Array($0.values) }.sorted { $0.id < $1.id }
-            for client in connected {
+            for client in connections.values.sorted(by: { $0.id < $1.id }) {
                 let decision = policy.decide(client.credentials)
                 guard decision.grant != client.grant else { continue }
                 logger.notice("\(client.id): access now \(decision.grant.map(\.description) ?? "refused") (\(decision.reason)): disconnecting it to reconnect",
@@ -133,7 +144,7 @@ final class SocketServer: @unchecked Sendable {
     }
 
     /// Connected clients, from any thread.
-    var clientCount: Int { clients.withLock { $0.count } }
+    var clientCount: Int { outboxes.withLock { $0.count } }
 
     /// Says goodbye to every client, closes them and the listening socket, and removes the
     /// socket file. Blocks until done.
@@ -146,12 +157,13 @@ final class SocketServer: @unchecked Sendable {
             listener = -1
             // A socket systemd passed stays systemd's: it keeps listening for the next start.
             if !activated { unlink(path) }
-            let all = clients.withLock { clients in
-                defer { clients = [:] }
-                return clients.values.sorted { $0.id < $1.id }
-            }
+            hangUpTimer?.cancel()
+            hangUpTimer = nil
+            outboxes.withLock { $0 = [:] }
+            let all = connections.values.sorted { $0.id < $1.id }
+            connections = [:]
             for client in all {
-                _ = client.post(OutgoingMessage(.goodbye(reason: reason)))
+                _ = client.outbox.post(OutgoingMessage(.goodbye(reason: reason)))
                 _ = client.flush(now: BootClock.now())
                 shutdown(client.fd, Int32(SHUT_RDWR))
                 client.close()
@@ -192,7 +204,8 @@ final class SocketServer: @unchecked Sendable {
                 continue
             }
             client.grant = grant
-            clients.withLock { $0[client.id] = client }
+            connections[client.id] = client
+            outboxes.withLock { $0[client.id] = client.outbox }
             client.start(queue: queue, readable: { [unowned self] in readable(client) }, writable: { [unowned self] in flush(client) })
             logger.info("\(client.id) connected (\(who)): \(grant) access, \(decision.reason)", metadata: Self.metadata(client))
             pipeline.connected(client.id, grant: grant)
@@ -201,7 +214,7 @@ final class SocketServer: @unchecked Sendable {
 
     /// Sends `messages` to a client that is not served and closes it (it was never registered).
     private func turnAway(_ client: ClientConnection, _ messages: [ServerMessage]) {
-        for message in messages { _ = client.post(OutgoingMessage(message, delivery: .control)) }
+        for message in messages { _ = client.outbox.post(OutgoingMessage(message, delivery: .control)) }
         _ = client.flush(now: BootClock.now())
         Glibc.close(client.fd)
     }
@@ -230,7 +243,10 @@ final class SocketServer: @unchecked Sendable {
             client.framer.append(readBuffer[0..<count])
             processLines(client)
         } else if count == 0 {
-            disconnect(client, "closed the connection")
+            // End of file: the client closed, or only shut down its sending side and still
+            // waits for replies (a half-close). Its requests are answered either way.
+            client.endInput()
+            processLines(client)
         } else if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
             disconnect(client, "read failed: \(String(cString: strerror(errno)))")
         }
@@ -245,7 +261,10 @@ final class SocketServer: @unchecked Sendable {
             }
             let line: ArraySlice<UInt8>
             do {
-                guard let next = try client.framer.nextLine() else { return }
+                guard let next = try client.framer.nextLine() else {
+                    if client.inputEnded { requestsEnded(client) }
+                    return
+                }
                 line = next
             } catch {
                 refuse(client, ProtocolError(.lineTooLong, "a line exceeded \(Wire.maximumLineLength) bytes"), id: nil)
@@ -276,13 +295,69 @@ final class SocketServer: @unchecked Sendable {
         metadata["error_code"] = "\(error.code.rawValue)"
         logger.debug("\(client.id): \(error)", metadata: metadata)
         // Never handed to the pipeline, so not a request in flight.
-        _ = client.post(OutgoingMessage(.reply(id: id, .failure(error)), delivery: .control))
+        _ = client.outbox.post(OutgoingMessage(.reply(id: id, .failure(error)), delivery: .control))
         flush(client)
+    }
+
+    // MARK: Half-close
+
+    /// The client's input ended and every complete line of it was handled. A last line
+    /// without its line feed is handled as a line; then, once every request is answered, the
+    /// connection closes unless the client still subscribes to something.
+    private func requestsEnded(_ client: ClientConnection) {
+        guard !client.requestsComplete else { return }
+        if client.framer.buffered > 0 {
+            client.framer.append([UInt8(ascii: "\n")])
+            processLines(client)
+            return
+        }
+        client.requestsComplete = true
+        logger.debug("\(client.id) shut down its sending side", metadata: Self.metadata(client))
+        finishIfAnswered(client)
+    }
+
+    /// After a half-close, once the last reply is written: asks the pipeline whether anything
+    /// will still be pushed (it answers after every earlier request); if not, the connection
+    /// closes when its queue is written out, otherwise it streams on until the client hangs up.
+    private func finishIfAnswered(_ client: ClientConnection) {
+        guard client.requestsComplete, client.inFlight == 0, !client.askedForSubscriptions, !client.closed else { return }
+        client.askedForSubscriptions = true
+        let id = client.id
+        pipeline.hasSubscriptions(id) { [self] subscribed in
+            queue.async { [self] in
+                guard let client = connections[id] else { return }
+                if subscribed {
+                    watchForHangUp()
+                } else {
+                    client.closeWhenDrained = true
+                    flush(client)
+                }
+            }
+        }
+    }
+
+    /// Half-closed clients that still subscribe are looked at every few seconds: a client
+    /// that then closes completely is noticed even when nothing is pushed to it.
+    private func watchForHangUp() {
+        guard hangUpTimer == nil else { return }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + Self.hangUpCheckInterval, repeating: Self.hangUpCheckInterval,
+                       leeway: .milliseconds(500))
+        timer.setEventHandler { [unowned self] in
+            let halfClosed = connections.values.filter(\.requestsComplete)
+            for client in halfClosed where client.hungUp { disconnect(client, "closed the connection") }
+            if !connections.values.contains(where: \.requestsComplete) {
+                hangUpTimer?.cancel()
+                hangUpTimer = nil
+            }
+        }
+        timer.resume()
+        hangUpTimer = timer
     }
 
     /// Tells the client why, then disconnects it.
     private func goodbye(_ client: ClientConnection, _ reason: String) {
-        _ = client.post(OutgoingMessage(.goodbye(reason: reason)))
+        _ = client.outbox.post(OutgoingMessage(.goodbye(reason: reason)))
         _ = client.flush(now: BootClock.now())
         disconnect(client, reason)
     }
@@ -295,13 +370,19 @@ final class SocketServer: @unchecked Sendable {
         if client.readPaused, client.resumeReadingIfPossible() {
             processLines(client)
         }
+        guard client.inputEnded, !client.closed else { return }
+        finishIfAnswered(client)
+        if client.closeWhenDrained, client.outbox.count == 0 {
+            disconnect(client, "closed its sending side; every request answered")
+        }
     }
 
     private func disconnect(_ client: ClientConnection, _ reason: String) {
         guard !client.closed else { return }
         client.close()
-        clients.withLock { $0[client.id] = nil }
-        let dropped = client.totalDropped.values.reduce(0, +)
+        connections[client.id] = nil
+        outboxes.withLock { $0[client.id] = nil }
+        let dropped = client.outbox.totalDropped.values.reduce(0, +)
         logger.info("\(client.id) disconnected: \(reason)\(dropped > 0 ? " (\(dropped) samples dropped while it lagged)" : "")",
                     metadata: Self.metadata(client))
         pipeline.disconnected(client.id)

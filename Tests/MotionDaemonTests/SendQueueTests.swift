@@ -18,7 +18,8 @@ struct SendQueueTests {
 
     /// The queued messages as text (the head without its written part).
     static func contents(_ queue: SendQueue) -> [String] {
-        queue.pending(limit: queue.count).map { String(decoding: $0, as: UTF8.self) }
+        var copy = queue
+        return copy.takePending(limit: queue.count).map { String(decoding: $0, as: UTF8.self) }
     }
 
     static func text(_ messages: [OutgoingMessage]) -> [String] {
@@ -27,7 +28,7 @@ struct SendQueueTests {
 
     /// Marks the first `n` queued messages as written.
     static func write(_ n: Int, of queue: inout SendQueue) {
-        _ = queue.consume(queue.pending(limit: n).reduce(0) { $0 + $1.count })
+        _ = queue.consume(queue.takePending(limit: n).reduce(0) { $0 + $1.count })
     }
 
     @Test("samples beyond capacity push out the oldest sample, and each drop is counted")
@@ -179,5 +180,44 @@ struct SendQueueTests {
         #expect(Self.contents(queue) == Self.text(Array(samples[3...])))
         #expect(queue.totalDropped == [.accelerometer: 3])
         #expect(queue.queuedBytes == 3 * size)
+    }
+
+    @Test("messages handed out for writing are neither dropped nor replaced until consumed: the bytes written are whole lines, in order")
+    func inTransitUntouched() {
+        // The writer takes messages, sends them outside the lock, then consumes what was sent;
+        // meanwhile the pipeline keeps enqueueing. Issue 13: a state replaced or a sample dropped
+        // in between shifted the queue under the writer and corrupted the stream.
+        var queue = SendQueue(sampleCapacity: 2, eventCapacity: 2)
+        let first = [OutgoingMessage(.availability(.gyroscope, SensorState(available: true, reason: "found"))),
+                     Self.sample(at: 1), Self.sample(at: 2), Self.reply(1)]
+        for message in first { queue.enqueue(message) }
+        let taken = queue.takePending(limit: 64)
+        #expect(taken.map { String(decoding: $0, as: UTF8.self) } == Self.text(first))
+        // While those are being written: a newer state of the same key, and samples past capacity.
+        let newer = [OutgoingMessage(.availability(.gyroscope, SensorState(available: false, reason: "removed"))),
+                     Self.sample(at: 3), Self.sample(at: 4)]
+        for message in newer { queue.enqueue(message) }
+        // The samples being written could not make room: the newest not being written went.
+        #expect(queue.consume(taken.reduce(0) { $0 + $1.count }) == 1, "the reply in the written bytes is completed")
+        #expect(Self.contents(queue) == Self.text([newer[0], newer[2]]), "exactly the messages not written remain, whole")
+        #expect(queue.totalDropped == [.accelerometer: 1])
+        // Once consumed, nothing is held: the oldest sample goes first again.
+        let later = [Self.sample(at: 5), Self.sample(at: 6)]
+        for message in later { queue.enqueue(message) }
+        #expect(Self.contents(queue) == Self.text([newer[0]] + later))
+    }
+
+    @Test("after a partial write only the partly written head stays protected")
+    func partialWriteReleasesTheRest() {
+        var queue = SendQueue(sampleCapacity: 2, eventCapacity: 2)
+        let samples = (1...4).map { Self.sample(at: Double($0)) }
+        queue.enqueue(samples[0])
+        queue.enqueue(samples[1])
+        let taken = queue.takePending(limit: 64)
+        #expect(queue.consume(taken[0].count - 1) == 0)
+        queue.enqueue(samples[2])
+        // The second sample was handed out but not written: it may go now; the head may not.
+        #expect(Self.contents(queue) == ["\n"] + Self.text([samples[2]]))
+        #expect(queue.totalDropped == [.accelerometer: 1])
     }
 }

@@ -59,22 +59,43 @@ final class SocketClient: @unchecked Sendable {
         try await send(request.json)
     }
 
+    /// Shuts down the sending side (a half-close): the daemon sees the end of the requests.
+    func shutdownWrite() {
+        shutdown(fd, Int32(SHUT_WR))
+    }
+
     /// The next JSON line, or nil when none arrives within `timeout` seconds or the daemon
     /// closed the connection.
     func next(timeout: Double = 5) async throws -> [String: Any]? {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
-            if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = Array(pending[..<newline])
-                pending.removeFirst(newline + 1)
-                guard let object = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else {
-                    throw TestFailure("not a JSON object: \(String(decoding: line, as: UTF8.self))")
-                }
-                return object
-            }
+            if let line = takeLine() { return try Self.object(line) }
             if closedByPeer || Date() >= deadline { return nil }
             if !receive() { try await Task.sleep(for: .milliseconds(2)) }
         }
+    }
+
+    /// The complete lines that have arrived by now, raw, without waiting.
+    func availableLines() -> [[UInt8]] {
+        while receive() {}
+        var lines: [[UInt8]] = []
+        while let line = takeLine() { lines.append(line) }
+        return lines
+    }
+
+    /// A line as the JSON object it must be.
+    static func object(_ line: [UInt8]) throws -> [String: Any] {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else {
+            throw TestFailure("not a JSON object: \(String(decoding: line, as: UTF8.self))")
+        }
+        return object
+    }
+
+    private func takeLine() -> [UInt8]? {
+        guard let newline = pending.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        let line = Array(pending[..<newline])
+        pending.removeFirst(newline + 1)
+        return line
     }
 
     /// The next message of `type` (others are skipped), or nil on timeout.

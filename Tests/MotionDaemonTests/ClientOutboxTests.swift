@@ -1,0 +1,76 @@
+import Dispatch
+import Glibc
+import MotionCore
+import MotionIIO
+import MotionProtocol
+import Synchronization
+import Testing
+@testable import MotionDaemon
+
+/// The send path under real concurrency: a pipeline thread fills a client's outbox (states
+/// that replace each other, samples that overflow, replies) while the server's thread writes it
+/// to a socket with ``ClientConnection/flush(now:)`` and a reader on the other end checks every
+/// line. Issue 13's corruption came from exactly this interleaving; full speed, no sleeps, so a
+/// second of it meets the race hundreds of times.
+@Suite("ClientOutbox: concurrent fill and write")
+struct ClientOutboxTests {
+    @Test("while the pipeline coalesces and drops, the peer reads only whole messages, every reply among them")
+    func concurrentFillAndWrite() throws {
+        var fds: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        let (daemonEnd, clientEnd) = (fds[0], fds[1])
+        defer { close(clientEnd) }
+        let replies = 5_000
+        let outbox = Mutex<ClientOutbox?>(nil)
+        let done = Atomic<Bool>(false)
+        let group = DispatchGroup()
+
+        // The server's side: owns the connection (it is confined to one thread, as on the
+        // server's queue), publishes its outbox, writes until the pipeline is done and all is out.
+        DispatchQueue.global().async(group: group) {
+            let connection = ClientConnection(id: ClientID(raw: 1), fd: daemonEnd)
+            outbox.withLock { $0 = connection.outbox }
+            while !(done.load(ordering: .acquiring) && connection.outbox.count == 0) {
+                if !connection.flush(now: BootClock.now()) { break }
+            }
+            shutdown(daemonEnd, Int32(SHUT_WR))
+        }
+        // The pipeline's side.
+        DispatchQueue.global().async(group: group) {
+            var target: ClientOutbox?
+            while target == nil { target = outbox.withLock { $0 } }
+            for n in 0..<replies {
+                let present = SensorState(available: n % 2 == 0, reason: "state \(n)")
+                _ = target!.post(OutgoingMessage(.availability(.gyroscope, present)))
+                _ = target!.post(OutgoingMessage(.sample(Sample(kind: .accelerometer, timestamp: Double(n), vector: Vector3(0, 0, -1)))))
+                _ = target!.post(OutgoingMessage(.calibration(accuracy: n % 3 == 0 ? .low : .high, calibrationNeeded: false)))
+                _ = target!.post(OutgoingMessage(.reply(id: n, .success(.unsubscribed))))
+            }
+            done.store(true, ordering: .releasing)
+        }
+
+        // The client: reads everything and parses every line.
+        var framer = LineFramer()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        var lines = 0
+        var bad: [String] = []
+        var answered = Set<Int>()
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(clientEnd, $0.baseAddress, $0.count) }
+            guard n > 0 else { break }
+            framer.append(buffer[0..<n])
+            while let line = try framer.nextLine() {
+                lines += 1
+                do {
+                    if case .reply(let id, _)? = try ServerMessage.parse(line: line), let id { answered.insert(id) }
+                } catch {
+                    if bad.count < 5 { bad.append(String(decoding: line.prefix(120), as: UTF8.self)) }
+                }
+            }
+        }
+        group.wait()
+        close(daemonEnd)
+        #expect(bad.isEmpty, "\(bad.count)+ of \(lines) lines were not whole messages: \(bad)")
+        #expect(answered.count == replies, "\(replies - answered.count) replies lost")
+    }
+}
