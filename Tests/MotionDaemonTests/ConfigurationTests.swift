@@ -328,6 +328,23 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("docs/EVENTS.md lists every detector parameter with its file key, default and valid values as the code has them")
+    func documentedRanges() throws {
+        let events = URL(fileURLWithPath: Self.shippedFile).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("docs/EVENTS.md")
+        let rows = String(decoding: try Data(contentsOf: events), as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("| `") }
+        let defaults = try Self.leaves(DetectorConfiguration())
+        for range in DetectorConfiguration.ranges {
+            let fileKey = range.path.split(separator: ".").map { ConfigurationFile.kebabCase(String($0)) }.joined(separator: ".")
+            guard case .number(let value)? = defaults[range.path] else {
+                Issue.record("\(range.path): no default")
+                continue
+            }
+            let row = "| `\(range.path)` | `\(fileKey)` | \(DecimalText.shortest(value)) | \(range.text) |"
+            #expect(rows.contains { $0.hasPrefix(row) }, "docs/EVENTS.md has no row \(row)")
+        }
+    }
+
     @Test("a file with CRLF line ends and tabs is read")
     func crlf() throws {
         #expect(try ConfigurationFile.parse("[state]\r\n\tsave-interval = 10\t# ten\r\n", file: Self.file).state.saveInterval == 10)
