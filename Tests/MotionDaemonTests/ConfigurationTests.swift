@@ -268,6 +268,8 @@ struct ConfigurationTests {
                 line: 2, key: "sensors", message: "nest"),
         BadFile(what: "inline tables nested 10,000 deep", text: "source = \"sim:\"\naccess = " + String(repeating: "{ a = ", count: 10_000) + "\n",
                 line: 2, key: "access", message: "nest"),
+        BadFile(what: "an unknown array of tables", text: "source = \"sim:\"\n\n[[mount-matrixes]]\nkind = \"gyroscope\"\n",
+                line: 3, key: "mount-matrixes", message: "unknown array of tables; the top level has"),
         BadFile(what: "an unknown table by a dotted header", text: "source = \"sim:\"\n\n[foo.bar.baz]\nx = 1\n",
                 line: 3, key: "foo", message: "unknown table"),
         BadFile(what: "an unknown table under a known one", text: "[detectors.shake.extra]\nx = 1\n",
