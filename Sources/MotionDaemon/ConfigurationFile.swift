@@ -33,7 +33,7 @@ public enum ConfigurationFile {
                                      message: problem.code == ENOENT ? "no such file" : "cannot read: \(String(cString: strerror(problem.code)))")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw ConfigurationError(file: file, line: nil, key: nil, message: "not UTF-8 text, as TOML must be")
+            throw ConfigurationError(file: file, line: firstInvalidUTF8Line(bytes), key: nil, message: "not UTF-8 text, as TOML must be")
         }
         return try parse(text, file: file)
     }
@@ -238,6 +238,23 @@ public enum ConfigurationFile {
             } catch {
                 let prefix = (["detectors"] + path + [field]).joined(separator: ".") + ": "
                 throw table.error(key, error.message.hasPrefix(prefix) ? String(error.message.dropFirst(prefix.count)) : error.message)
+            }
+        }
+    }
+
+    /// The line (from 1) of the first byte that is not part of valid UTF-8.
+    private static func firstInvalidUTF8Line(_ bytes: [UInt8]) -> Int? {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var line = 1
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let scalar):
+                if scalar.count == 1 && scalar.first == 0x0A { line += 1 }
+            case .error:
+                return line
+            case .emptyInput:
+                return nil
             }
         }
     }

@@ -396,14 +396,15 @@ struct ConfigurationTests {
         #expect(try ConfigurationFile.load(path).state.saveInterval == 10)
     }
 
-    @Test("a file that is not UTF-8 is refused, naming the file")
+    @Test("a file that is not UTF-8 is refused, naming the file and the line")
     func notUTF8() throws {
         let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("latin1.toml").path
-        try Data([0x23, 0x20, 0xE9, 0x0A]).write(to: URL(fileURLWithPath: path))
+        try Data([0x23, 0x0A, 0x23, 0x20, 0xE9, 0x0A]).write(to: URL(fileURLWithPath: path))
         let error = try #require(throws: ConfigurationError.self) { try ConfigurationFile.load(path) }
         #expect(error.file == path)
+        #expect(error.line == 2)
         #expect(error.message.contains("UTF-8"))
     }
 
