@@ -29,7 +29,12 @@ extension MotionEngine.PersistentState {
 
     private static func implausibility(of state: MagnetometerCalibrator.State, parameters: MagnetometerCalibrator.Parameters) -> String? {
         let calibration = state.calibration
-        if calibration != .identity {
+        if calibration == .identity {
+            // Only an accepted fit gives an accuracy: without one the field is uncalibrated.
+            guard state.accuracy == .uncalibrated, state.fitAccuracy == .uncalibrated else {
+                return "accuracy: \(max(state.accuracy, state.fitAccuracy)) without a calibration"
+            }
+        } else {
             guard calibration.offset.isFinite, calibration.offset.norm <= maximumMagneticField else {
                 return "calibration.offset: \(calibration.offset) µT is beyond \(DecimalText.shortest(maximumMagneticField)) µT"
             }

@@ -87,6 +87,10 @@ struct EngineStateStoreTests {
         Implausible(what: "a sample count at Int.max", field: "magnetometerCalibration.samplesSinceFit") {
             $0.magnetometerCalibration.samplesSinceFit = .max
         },
+        Implausible(what: "a high accuracy without a calibration", field: "magnetometerCalibration.accuracy") {
+            $0.magnetometerCalibration.calibration = .identity
+            $0.magnetometerCalibration.accuracy = .high
+        },
         Implausible(what: "a residual of -1", field: "magnetometerCalibration.residual") { $0.magnetometerCalibration.residual = -1 },
         Implausible(what: "an axis correction that scales", field: "gyroscopeCorrection") { $0.gyroscopeCorrection = Matrix3.identity * 1e308 },
     ])
