@@ -39,27 +39,27 @@ final class EngineStateStore: @unchecked Sendable {
             logger.info("no saved engine state at \(path): starting uncalibrated")
             return nil
         }
-        let reason: String
+        let (problem, reason): (String, String)
         do {
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
             let state = try JSONDecoder().decode(MotionEngine.PersistentState.self, from: data)
             if let implausibility = state.implausibility(for: configuration) {
-                reason = "not a state the engine learns: \(implausibility)"
+                (problem, reason) = ("cannot use", "not a state the engine learns: \(implausibility)")
             } else {
                 logger.info("engine state restored from \(path): magnetometer calibration \(state.magnetometerCalibration.accuracy)")
                 lastSaved = state
                 return state
             }
         } catch {
-            reason = "\(error)"
+            (problem, reason) = ("cannot read", "\(error)")
         }
         let aside = path + ".corrupt"
         try? FileManager.default.removeItem(atPath: aside)
         if (try? FileManager.default.moveItem(atPath: path, toPath: aside)) != nil {
-            logger.error("cannot use engine state \(path): \(reason); moved it to \(aside) and starting uncalibrated")
+            logger.error("\(problem) engine state \(path): \(reason); moved it to \(aside) and starting uncalibrated")
         } else {
             savingDisabled = true
-            logger.error("cannot use engine state \(path): \(reason); cannot move it aside either, so it is left as it is and nothing is saved this run")
+            logger.error("\(problem) engine state \(path): \(reason); cannot move it aside either, so it is left as it is and nothing is saved this run")
         }
         return nil
     }
