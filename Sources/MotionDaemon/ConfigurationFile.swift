@@ -33,7 +33,7 @@ public enum ConfigurationFile {
                                      message: problem.code == ENOENT ? "no such file" : "cannot read: \(String(cString: strerror(problem.code)))")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw ConfigurationError(file: file, line: nil, key: nil, message: "not UTF-8 text, as TOML must be")
+            throw ConfigurationError(file: file, line: firstInvalidUTF8Line(bytes), key: nil, message: "not UTF-8 text, as TOML must be")
         }
         return try parse(text, file: file)
     }
@@ -41,6 +41,11 @@ public enum ConfigurationFile {
     /// The configuration `text` describes; `file` names it in errors.
     public static func parse(_ text: String, file: String) throws(ConfigurationError) -> DaemonConfiguration {
         let lines = TOMLKeyLines(text)
+        // TOMLKit reads a C string: a NUL would end the file there, hiding every key after it.
+        // TOML allows no control character but tab and the line ends anywhere in a file.
+        if let (line, problem) = forbiddenCharacter(in: text) {
+            throw ConfigurationError(file: file, line: line, key: lines.name(atLine: line), message: problem)
+        }
         let document: TOMLTable
         do {
             document = try TOMLTable(string: text)
@@ -59,6 +64,15 @@ public enum ConfigurationFile {
                 configuration.source = try SourceURI(parsing: source)
             } catch {
                 throw top.error("source", "\(error)")
+            }
+            // A trace that is not there is this file's error, found before the daemon starts.
+            if case .replay(let trace) = configuration.source {
+                let fd = open(trace, O_RDONLY | O_CLOEXEC)
+                guard fd >= 0 else {
+                    let code = errno
+                    throw top.error("source", "cannot read the trace \(trace): \(String(cString: strerror(code)))")
+                }
+                close(fd)
             }
         }
         if let sensors = try top.choices("sensors", among: SensorKind.allCases) {
@@ -204,7 +218,8 @@ public enum ConfigurationFile {
         return detectors
     }
 
-    /// Applies the values `table` gives for `fields` (the defaults' JSON object at `path`).
+    /// Applies the values `table` gives for `fields` (the defaults' JSON object at `path`), each
+    /// checked against its range (``DetectorConfiguration/ranges``) as a client's options are.
     /// Every detector parameter is a number (the tests set each one).
     private static func overlay(_ table: ConfigurationTable, fields: [String: JSONValue], path: [String],
                                 onto detectors: inout DetectorConfiguration) throws(ConfigurationError) {
@@ -219,7 +234,7 @@ public enum ConfigurationFile {
             guard let number = try table.number(key) else { continue }
             let object = path.reversed().reduce([field: JSONValue.number(number)]) { inner, key in [key: .object(inner)] }
             do {
-                detectors = try Overlay.apply(object, to: detectors, path: "detectors")
+                detectors = try detectors.overlaid(with: object)
             } catch {
                 let prefix = (["detectors"] + path + [field]).joined(separator: ".") + ": "
                 throw table.error(key, error.message.hasPrefix(prefix) ? String(error.message.dropFirst(prefix.count)) : error.message)
@@ -227,8 +242,50 @@ public enum ConfigurationFile {
         }
     }
 
+    /// The line (from 1) of the first byte that is not part of valid UTF-8.
+    private static func firstInvalidUTF8Line(_ bytes: [UInt8]) -> Int? {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var line = 1
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let scalar):
+                if scalar.count == 1 && scalar.first == 0x0A { line += 1 }
+            case .error:
+                return line
+            case .emptyInput:
+                return nil
+            }
+        }
+    }
+
+    /// The first character TOML forbids (a control character other than tab, line feed and a
+    /// carriage return before a line feed) and its line, from 1; nil when there is none.
+    private static func forbiddenCharacter(in text: String) -> (line: Int, problem: String)? {
+        var line = 1
+        let scalars = text.unicodeScalars
+        var index = scalars.startIndex
+        while index < scalars.endIndex {
+            let scalar = scalars[index]
+            let next = scalars.index(after: index)
+            switch scalar.value {
+            case 0x0A:
+                line += 1
+            case 0x0D where next == scalars.endIndex || scalars[next] != "\n":
+                return (line, "a carriage return without a line feed is not allowed in TOML")
+            case 0x00...0x08, 0x0B...0x0C, 0x0E...0x1F, 0x7F:
+                let code = String(scalar.value, radix: 16, uppercase: true)
+                return (line, "control character U+\(String(repeating: "0", count: 4 - code.count) + code) is not allowed in TOML (not even in a comment or a string; write it as an escape in a string)")
+            default:
+                break
+            }
+            index = next
+        }
+        return nil
+    }
+
     /// `highPassTau` → `high-pass-tau`.
-    private static func kebabCase(_ name: String) -> String {
+    static func kebabCase(_ name: String) -> String {
         name.reduce(into: "") { result, character in
             if character.isUppercase { result += "-" + character.lowercased() } else { result.append(character) }
         }

@@ -29,7 +29,9 @@ struct ConfigurationTable {
         self.lines = lines
         let unknown = table.keys.filter { !known.contains($0) }
         if let first = unknown.min(by: { (line(of: $0) ?? .max) < (line(of: $1) ?? .max) }) {
-            let what = table[first]?.type == .table ? "unknown table" : "unknown key"
+            let value = table[first]
+            let what = value?.type == .table ? "unknown table"
+                : value?.array.map({ !$0.isEmpty && $0.allSatisfy { $0.type == .table } }) == true ? "unknown array of tables" : "unknown key"
             let place = name.isEmpty ? "the top level" : name
             throw error(first, "\(what); \(place) has \(Self.list(known.sorted(), last: "and"))")
         }

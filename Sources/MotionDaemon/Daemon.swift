@@ -79,7 +79,7 @@ public final class Daemon: @unchecked Sendable {
         running = options.configuration
         let state = options.configuration.state
         let store = options.persistState ? EngineStateStore(path: state.path, minimumInterval: state.saveInterval, logger: logger) : nil
-        pipeline = Pipeline(source: source, engine: MotionEngine(configuration: engine, restoring: store?.load()),
+        pipeline = Pipeline(source: source, engine: MotionEngine(configuration: engine, restoring: store?.load(for: engine)),
                             detectors: running.detectors, allowed: running.sensors, store: store, logger: logger)
     }
 

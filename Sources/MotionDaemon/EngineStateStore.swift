@@ -9,9 +9,12 @@ import MotionCore
 /// most every `minimumInterval` seconds) and again at exit.
 ///
 /// Writes are atomic and durable: a temporary file in the same directory, fsync, rename, fsync
-/// of the directory. A file that cannot be decoded is never overwritten: it is moved aside to
-/// `PATH.corrupt` with an error naming it and the engine starts fresh; if it cannot even be
-/// moved, saving stays off for this run. Used from the pipeline queue only.
+/// of the directory. The temporary file (`PATH.tmp`) is always created afresh, never opened
+/// through whatever is at that path: a symlink planted there is removed, not followed. A file
+/// that cannot be decoded, or whose state the engine could not have learned, is never
+/// overwritten: it is moved aside to `PATH.corrupt` with an error naming it (and the field at
+/// fault) and the engine starts fresh; if it cannot even be moved, saving stays off for this
+/// run. Used from the pipeline queue only.
 final class EngineStateStore: @unchecked Sendable {
     let path: String
     /// Seconds between saves of a changing state.
@@ -27,29 +30,38 @@ final class EngineStateStore: @unchecked Sendable {
         self.logger = logger
     }
 
-    /// The saved state, or nil when there is none (or it was unreadable, which is logged).
-    func load() -> MotionEngine.PersistentState? {
+    /// The saved state, or nil when there is none (or it was unusable, which is logged). A file
+    /// that cannot be decoded, or that holds a state the engine running with `configuration`
+    /// could never have learned (``MotionEngine/PersistentState/implausibility(for:)``: a bias
+    /// of 1e308 rad/s, a singular soft iron…), is moved aside to `PATH.corrupt`.
+    func load(for configuration: MotionEngine.Configuration = .init()) -> MotionEngine.PersistentState? {
         guard FileManager.default.fileExists(atPath: path) else {
             logger.info("no saved engine state at \(path): starting uncalibrated")
             return nil
         }
+        let (problem, reason): (String, String)
         do {
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
             let state = try JSONDecoder().decode(MotionEngine.PersistentState.self, from: data)
-            logger.info("engine state restored from \(path): magnetometer calibration \(state.magnetometerCalibration.accuracy)")
-            lastSaved = state
-            return state
-        } catch {
-            let aside = path + ".corrupt"
-            try? FileManager.default.removeItem(atPath: aside)
-            if (try? FileManager.default.moveItem(atPath: path, toPath: aside)) != nil {
-                logger.error("cannot read engine state \(path): \(error); moved it to \(aside) and starting uncalibrated")
+            if let implausibility = state.implausibility(for: configuration) {
+                (problem, reason) = ("cannot use", "not a state the engine learns: \(implausibility)")
             } else {
-                savingDisabled = true
-                logger.error("cannot read engine state \(path): \(error); cannot move it aside either, so it is left as it is and nothing is saved this run")
+                logger.info("engine state restored from \(path): magnetometer calibration \(state.magnetometerCalibration.accuracy)")
+                lastSaved = state
+                return state
             }
-            return nil
+        } catch {
+            (problem, reason) = ("cannot read", "\(error)")
         }
+        let aside = path + ".corrupt"
+        try? FileManager.default.removeItem(atPath: aside)
+        if (try? FileManager.default.moveItem(atPath: path, toPath: aside)) != nil {
+            logger.error("\(problem) engine state \(path): \(reason); moved it to \(aside) and starting uncalibrated")
+        } else {
+            savingDisabled = true
+            logger.error("\(problem) engine state \(path): \(reason); cannot move it aside either, so it is left as it is and nothing is saved this run")
+        }
+        return nil
     }
 
     /// Saves `state` if it changed in a way worth keeping since the last save and the last save
@@ -88,7 +100,11 @@ final class EngineStateStore: @unchecked Sendable {
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         if !directory.isEmpty { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
         let temporary = path + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        // Whatever is at the temporary path (a file left by a crash, or a symlink someone
+        // planted) is removed, not opened: O_EXCL creates a new file or fails, and O_NOFOLLOW
+        // refuses a symlink that reappears in between, so nothing else is ever written to.
+        if unlink(temporary) != 0 && errno != ENOENT { throw StoreError(operation: "remove the stale", path: temporary, code: errno) }
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw StoreError(operation: "create", path: temporary, code: errno) }
         var failure: StoreError?
         data.withUnsafeBytes { bytes in

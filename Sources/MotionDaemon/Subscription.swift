@@ -56,9 +56,9 @@ struct Subscription: Sendable {
         decimator = Decimator(interval: 0)
     }
 
-    /// `options` laid over `defaults`.
+    /// `options` laid over `defaults`, every parameter within its range.
     static func detectors(_ options: [String: JSONValue]?, over defaults: DetectorConfiguration) throws(ProtocolError) -> DetectorConfiguration {
         guard let options else { return defaults }
-        return try Overlay.apply(options, to: defaults, path: "detectors")
+        return try defaults.overlaid(with: options)
     }
 }

@@ -17,7 +17,7 @@ struct TOMLKeyLines {
         var table: (path: [String], name: String) = ([], "")
         var arrayCounts: [[String]: Int] = [:]
         var inMultilineString = false
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
             let line = raw.trimmingWhitespace()
             // A line that opens or closes a multi-line string holds an odd number of
             // delimiters; the lines inside one are not keys.
@@ -42,9 +42,13 @@ struct TOMLKeyLines {
         }
     }
 
-    /// The line `path` is written on; for a key not written on a line of its own (inside an
-    /// inline table, or missing), the line of its nearest written ancestor; nil when none is.
+    /// The line `path` is written on. A table no line names itself, made by a dotted key or a
+    /// header below it (`a.b.c = 1`, `[a.b]`) or by an array of tables (`[[a]]`), is on the
+    /// first line that makes it; a key not written on a line of its own (inside an inline
+    /// table, or missing) on the line of its nearest written ancestor; nil when none is.
     func line(of path: [String]) -> Int? {
+        if let entry = entries.first(where: { $0.path == path }) { return entry.line }
+        if !path.isEmpty, let entry = entries.first(where: { $0.path.starts(with: path) }) { return entry.line }
         var path = path
         while !path.isEmpty {
             if let entry = entries.first(where: { $0.path == path }) { return entry.line }

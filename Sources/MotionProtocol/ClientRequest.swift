@@ -29,8 +29,8 @@ public enum ClientRequest: Sendable, Hashable {
         public var headingOrientation: HeadingOrientation?
         /// Event streams only: detector parameters to change from the daemon's, as the client
         /// sent them (a partial ``DetectorConfiguration``, e.g. `{"shake":{"threshold":1.5}}`).
-        /// Their types are checked when the request is parsed; the daemon lays them over its
-        /// own detector settings, which its configuration file may have changed.
+        /// Their types and ranges are checked when the request is parsed; the daemon lays them
+        /// over its own detector settings, which its configuration file may have changed.
         public var detectors: [String: JSONValue]?
 
         public init(id: Int? = nil, stream: StreamName, interval: Double? = nil, frame: AttitudeReferenceFrame? = nil,
@@ -87,7 +87,7 @@ public enum ClientRequest: Sendable, Hashable {
                 subscription.headingOrientation = try fields.headingOrientation()
             }
             if stream.isDetectorStream, let options = try fields.nested("detectors") {
-                _ = try Overlay.apply(options.object, to: DetectorConfiguration(), path: "detectors")
+                _ = try DetectorConfiguration().overlaid(with: options.object)
                 subscription.detectors = options.object
             }
             self = .subscribe(subscription)

@@ -14,9 +14,9 @@ struct JSONFields {
     static func object(_ line: some Collection<UInt8>) throws(ProtocolError) -> [String: JSONValue] {
         let parsed: JSONValue
         do {
-            parsed = try JSONValue.parse(line)
+            parsed = try JSONParser.parse(line)
         } catch {
-            throw ProtocolError(.malformedJSON, "not valid JSON: expected one JSON object per line")
+            throw ProtocolError(.malformedJSON, "not valid JSON \(error) (expected one JSON object per line)")
         }
         guard case .object(let object) = parsed else {
             throw ProtocolError(.malformedJSON, "expected a JSON object, got \(parsed.kind)")

@@ -1,8 +1,9 @@
 import FoundationEssentials
 
 /// A parsed JSON value: what a protocol line holds before it is read as a request or message.
-/// Parsing and printing go through FoundationEssentials' JSONDecoder and JSONEncoder (the
-/// daemon does not link Foundation); `true` and `false` stay booleans, never numbers.
+/// Lines are parsed by ``JSONParser`` (strict RFC 8259, docs/PROTOCOL.md §1); the Codable
+/// conformance serves FoundationEssentials' JSONEncoder and JSONDecoder (the daemon does not
+/// link Foundation). `true` and `false` stay booleans, never numbers.
 public enum JSONValue: Sendable, Hashable, Codable {
     case null
     case bool(Bool)
@@ -11,9 +12,10 @@ public enum JSONValue: Sendable, Hashable, Codable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    /// Parses one JSON text.
+    /// Parses one JSON text, exactly as docs/PROTOCOL.md §1 describes (``JSONParser``); the
+    /// error says what is wrong and at which byte.
     public static func parse(_ bytes: some Collection<UInt8>) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        try JSONParser.parse(bytes)
     }
 
     public init(from decoder: any Decoder) throws {

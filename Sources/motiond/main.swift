@@ -142,6 +142,12 @@ struct Motiond: ParsableCommand {
         do {
             made = try SourceFactory.make(uri, discovery: discovery, replayPacing: replayFast ? .asFastAsPossible : .realtime, logger: logger)
         } catch {
+            // A source the configuration file names (a trace that is no trace) is the file's
+            // error, like every other: EX_CONFIG.
+            if overrides.source == nil, !noConfig {
+                logger.critical("cannot start with this configuration: \(config ?? ConfigurationFile.defaultPath): source: \(error)")
+                throw ExitCode(78)
+            }
             logger.error("\(error)")
             throw ExitCode.failure
         }

@@ -198,6 +198,8 @@ struct MotionEngineTests {
         }
         #expect(accuracies.last == .high, "\(accuracies)")
         #expect(!engine.status.calibrationNeeded)
+        // What the engine learned is what a restart accepts (EngineStateStore refuses the implausible).
+        #expect(engine.persistentState.implausibility() == nil, "\(engine.persistentState.implausibility() ?? "")")
         // At the end of the motion the heading follows the true one within 3°.
         let truth = Attitude(quaternion: try #require(last).attitude).heading
         let heading = try engine.heading()
@@ -242,6 +244,7 @@ struct MotionEngineTests {
         #expect(events.first == .axisCheckConcluded(.inconsistent(correction: flip), applied: true), "\(events)")
         #expect(events.contains(.axisCheckConcluded(.consistent, applied: false)), "the corrected gyroscope passes the re-check: \(events)")
         #expect(engine.status.gyroscopeCorrection == flip)
+        #expect(engine.persistentState.implausibility(for: configuration) == nil)
         let truth = try #require(last).attitude
         let estimate = try engine.attitude(in: .xMagneticNorthZVertical)
         let error = 2 * acos(min(1, abs((truth.inverse * estimate).w))) / Self.deg

@@ -216,6 +216,8 @@ struct ConfigurationTests {
                 line: 1, key: "sensors", message: "expected accelerometer, gyroscope or magnetometer, got \"gyro\""),
         BadFile(what: "no sensors", text: "sensors = []\n", line: 1, key: "sensors", message: "expected at least one sensor"),
         BadFile(what: "bad source", text: "source = \"usb:\"\n", line: 1, key: "source", message: "unsupported source 'usb:'"),
+        BadFile(what: "a replay trace that is not there", text: "# replay\nsource = \"replay:/nonexistent-motiond-test/trace.csv\"\n",
+                line: 2, key: "source", message: "cannot read the trace /nonexistent-motiond-test/trace.csv: No such file or directory"),
         BadFile(what: "bad mode", text: "[socket]\npath = \"/run/m.sock\"\nmode = \"0968\"\n",
                 line: 3, key: "socket.mode", message: "expected an octal mode like \"0660\", got \"0968\""),
         BadFile(what: "mode beyond the permission bits", text: "[socket]\nmode = \"1777\"\n",
@@ -254,6 +256,51 @@ struct ConfigurationTests {
                 line: 3, key: "mount-matrix[0].matrix", message: "singular"),
         BadFile(what: "unknown key in a mount matrix", text: "[[mount-matrix]]\nkind = \"gyroscope\"\ndevise = \"mpu6050\"\n",
                 line: 3, key: "mount-matrix[0].devise", message: "unknown key"),
+        BadFile(what: "an array of tables for a table", text: "source = \"sim:\"\n[[engine]]\nmagnetometer-calibration = \"online\"\n",
+                line: 2, key: "engine", message: "expected a table, got an array"),
+        BadFile(what: "an array of tables for a detector table", text: "[[detectors.shake]]\nthreshold = 1.5\n",
+                line: 1, key: "detectors.shake", message: "expected a table, got an array"),
+        BadFile(what: "an unknown table by a dotted key", text: "source = \"sim:\"\na.b.c.d.e.f.g.h = 1\n",
+                line: 2, key: "a", message: "unknown table"),
+        BadFile(what: "an unknown table by a deep dotted key", text: "source = \"sim:\"\n" + Array(repeating: "a", count: 20000).joined(separator: ".") + " = 1\n",
+                line: 2, key: "a", message: "unknown table"),
+        BadFile(what: "arrays nested 10,000 deep", text: "source = \"sim:\"\nsensors = " + String(repeating: "[", count: 10_000) + "\n",
+                line: 2, key: "sensors", message: "nest"),
+        BadFile(what: "inline tables nested 10,000 deep", text: "source = \"sim:\"\naccess = " + String(repeating: "{ a = ", count: 10_000) + "\n",
+                line: 2, key: "access", message: "nest"),
+        BadFile(what: "an unknown array of tables", text: "source = \"sim:\"\n\n[[mount-matrixes]]\nkind = \"gyroscope\"\n",
+                line: 3, key: "mount-matrixes", message: "unknown array of tables; the top level has"),
+        BadFile(what: "an unknown table by a dotted header", text: "source = \"sim:\"\n\n[foo.bar.baz]\nx = 1\n",
+                line: 3, key: "foo", message: "unknown table"),
+        BadFile(what: "an unknown table under a known one", text: "[detectors.shake.extra]\nx = 1\n",
+                line: 1, key: "detectors.shake.extra", message: "unknown table"),
+        BadFile(what: "a dotted key where a number belongs", text: "[detectors]\n\nshake.threshold.x.y = 1\n",
+                line: 3, key: "detectors.shake.threshold", message: "expected a number, got a table"),
+        BadFile(what: "a header where a number belongs", text: "[detectors.shake.threshold]\nx = 1\n",
+                line: 1, key: "detectors.shake.threshold", message: "expected a number, got a table"),
+        BadFile(what: "a negative threshold", text: "[detectors.shake]\nthreshold = -1e308\n",
+                line: 2, key: "detectors.shake.threshold", message: "expected more than 0 and at most 16 G, got -1e+308"),
+        BadFile(what: "reversals of -9e18", text: "[detectors.shake]\n\nrequired-reversals = -9000000000000000000\n",
+                line: 3, key: "detectors.shake.required-reversals", message: "expected 1 to 100, got -9e+18"),
+        BadFile(what: "a negative time constant", text: "[detectors.slap]\nhigh-pass-tau = -1\n",
+                line: 2, key: "detectors.slap.high-pass-tau", message: "expected more than 0 and at most 10 s, got -1"),
+        BadFile(what: "a zero time constant", text: "detectors.tap.high-pass-tau = 0\n",
+                line: 1, key: "detectors.tap.high-pass-tau", message: "expected more than 0 and at most 10 s, got 0"),
+        BadFile(what: "an angle beyond 90°", text: "[detectors]\norientation = { flat-enter = 400 }\n",
+                line: 2, key: "detectors.orientation.flat-enter", message: "expected 0 to 90°, got 400"),
+        BadFile(what: "not a number in a detector", text: "[detectors.shake]\nthreshold = nan\n",
+                line: 2, key: "detectors.shake.threshold", message: "expected a finite number"),
+        BadFile(what: "a NUL byte hiding an unknown table", text: "source = \"sim:\"\n# \u{0}\n[sockets]\npath = \"/run/m.sock\"\n",
+                line: 2, key: nil, message: "control character U+0000"),
+        BadFile(what: "a NUL byte in a value", text: "[state]\npath = \"/var/lib/motiond/engine.json\u{0}\"\nsave-interval = 10\n",
+                line: 2, key: "state.path", message: "control character U+0000"),
+        BadFile(what: "a control character", text: "source = \"sim:\"\n\n\u{1B}[detectors]\n",
+                line: 3, key: nil, message: "control character U+001B"),
+        BadFile(what: "DEL", text: "source = \"sim:\" # \u{7F}\n", line: 1, key: "source", message: "control character U+007F"),
+        BadFile(what: "an error in a file with CRLF line ends", text: "source = \"sim:\"\r\n\r\n[state]\r\nsave-interval = -1\r\n",
+                line: 4, key: "state.save-interval", message: "expected a positive number of seconds"),
+        BadFile(what: "a carriage return without a line feed", text: "source = \"sim:\"\r[sockets]\n",
+                line: 1, key: "source", message: "carriage return"),
     ])
     func errors(bad: BadFile) throws {
         let error = try #require(throws: ConfigurationError.self) { try ConfigurationFile.parse(bad.text, file: Self.file) }
@@ -263,6 +310,62 @@ struct ConfigurationTests {
         #expect(error.message.contains(bad.message), "\(error)")
         let place = [Self.file + (bad.line.map { ":\($0)" } ?? "")] + (bad.key.map { [$0] } ?? [])
         #expect(error.description == (place + [error.message]).joined(separator: ": "), "\(error)")
+    }
+
+    @Test("every detector parameter is checked against its documented range, its bounds included or not as documented")
+    func detectorRanges() throws {
+        for range in DetectorConfiguration.ranges {
+            let parts = range.path.split(separator: ".").map { ConfigurationFile.kebabCase(String($0)) }
+            let key = (["detectors"] + parts).joined(separator: ".")
+            func read(_ value: Double) throws -> DetectorConfiguration {
+                let number = range.unit.isEmpty ? String(Int64(value)) : "\(value)"
+                return try ConfigurationFile.parse("# \(range.path)\n\(key) = \(number)\n", file: Self.file).detectors
+            }
+            #expect(try read(range.upper).problem == nil, "\(key) = \(range.upper)")
+            let middle = (range.lower + range.upper) / 2
+            #expect(try read(range.unit.isEmpty ? middle.rounded(.down) : middle).problem == nil, "\(key) = \(middle)")
+            let outside = [range.upper + 1, range.lower - 1, -1e18] + (range.lowerIncluded ? [] : [range.lower])
+            for value in outside {
+                let error = try #require(throws: ConfigurationError.self, "\(key) = \(value)") { try read(value) }
+                #expect(error.line == 2 && error.key == key, "\(error)")
+                #expect(error.message.hasPrefix("expected \(range.text), got "), "\(error)")
+            }
+            if range.lowerIncluded { #expect(try read(range.lower).problem == nil, "\(key) = \(range.lower)") }
+        }
+    }
+
+    @Test("docs/EVENTS.md lists every detector parameter with its file key, default and valid values as the code has them")
+    func documentedRanges() throws {
+        let events = URL(fileURLWithPath: Self.shippedFile).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("docs/EVENTS.md")
+        let rows = String(decoding: try Data(contentsOf: events), as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("| `") }
+        let defaults = try Self.leaves(DetectorConfiguration())
+        for range in DetectorConfiguration.ranges {
+            let fileKey = range.path.split(separator: ".").map { ConfigurationFile.kebabCase(String($0)) }.joined(separator: ".")
+            guard case .number(let value)? = defaults[range.path] else {
+                Issue.record("\(range.path): no default")
+                continue
+            }
+            let row = "| `\(range.path)` | `\(fileKey)` | \(DecimalText.shortest(value)) | \(range.text) |"
+            #expect(rows.contains { $0.hasPrefix(row) }, "docs/EVENTS.md has no row \(row)")
+        }
+    }
+
+    @Test("a file with CRLF line ends and tabs is read")
+    func crlf() throws {
+        #expect(try ConfigurationFile.parse("[state]\r\n\tsave-interval = 10\t# ten\r\n", file: Self.file).state.saveInterval == 10)
+    }
+
+    @Test("a NUL byte read from a file is refused with its line, not taken for the end of the file")
+    func nulInFile() throws {
+        let directory = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("motiond.toml").path
+        try Data("source = \"sim:\"\n\0\n[sockets]\n".utf8).write(to: URL(fileURLWithPath: path))
+        let error = try #require(throws: ConfigurationError.self) { try ConfigurationFile.load(path) }
+        #expect(error.file == path)
+        #expect(error.line == 2)
+        #expect(error.message.contains("U+0000"), "\(error)")
     }
 
     @Test("an error reads FILE:LINE: KEY: MESSAGE")
@@ -293,14 +396,15 @@ struct ConfigurationTests {
         #expect(try ConfigurationFile.load(path).state.saveInterval == 10)
     }
 
-    @Test("a file that is not UTF-8 is refused, naming the file")
+    @Test("a file that is not UTF-8 is refused, naming the file and the line")
     func notUTF8() throws {
         let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("latin1.toml").path
-        try Data([0x23, 0x20, 0xE9, 0x0A]).write(to: URL(fileURLWithPath: path))
+        try Data([0x23, 0x0A, 0x23, 0x20, 0xE9, 0x0A]).write(to: URL(fileURLWithPath: path))
         let error = try #require(throws: ConfigurationError.self) { try ConfigurationFile.load(path) }
         #expect(error.file == path)
+        #expect(error.line == 2)
         #expect(error.message.contains("UTF-8"))
     }
 

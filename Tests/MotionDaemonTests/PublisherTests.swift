@@ -182,7 +182,7 @@ struct PublisherTests {
 
     @Test("a client with its own detector parameters gets the events of its own detector set, not the default one's")
     func ownDetectors() throws {
-        let insensitive: [String: JSONValue] = ["shake": ["threshold": 100]]
+        let insensitive: [String: JSONValue] = ["shake": ["threshold": 10]]
         let patient: [String: JSONValue] = ["orientation": ["settleTime": 1]]
         var bench = Bench()
         try bench.subscribe(Self.first, .init(stream: .shake))
@@ -220,7 +220,7 @@ struct PublisherTests {
         try bench.subscribe(Self.first, .init(stream: .shake))
         try bench.subscribe(Self.second, .init(stream: .shake, detectors: ["shake": ["requiredReversals": 3]]))
         var insensitive = DetectorConfiguration()
-        insensitive.shake.threshold = 100
+        insensitive.shake.threshold = 10
         bench.publisher.replaceDefaultDetectors(insensitive)
         #expect(bench.publisher.defaultDetectors == insensitive)
         #expect(bench.publisher.subscription(.shake, client: Self.first)?.detectors == insensitive)

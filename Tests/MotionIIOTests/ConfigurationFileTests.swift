@@ -28,6 +28,23 @@ struct ConfigurationFileTests {
         #expect(missing.stderr.contains("none.toml: no such file"), "\(missing.stderr)")
     }
 
+    @Test("a replay trace the file names that is missing or no trace: exit 78 (EX_CONFIG) naming the file and source")
+    func badReplaySource() async throws {
+        let directory = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("motiond.toml").path
+        let trace = directory.appendingPathComponent("trace.csv").path
+        try "source = \"replay:\(trace)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let missing = try await Emulation.run([Emulation.motiond, "--config", config, "--no-socket", "--print-samples", "--count", "1"])
+        #expect(missing.status == 78)
+        #expect(missing.stderr.contains("cannot start with this configuration: \(config):1: source: cannot read the trace \(trace)"), "\(missing.stderr)")
+
+        try "this is not a trace\n".write(toFile: trace, atomically: true, encoding: .utf8)
+        let notATrace = try await Emulation.run([Emulation.motiond, "--config", config, "--no-socket", "--print-samples", "--count", "1"])
+        #expect(notATrace.status == 78)
+        #expect(notATrace.stderr.contains("cannot start with this configuration: \(config): source:"), "\(notATrace.stderr)")
+    }
+
     @Test("the file's source, poll period, socket, true north and state are used; options given on the command line win")
     func fileInForce() async throws {
         let directory = try Emulation.temporaryDirectory()

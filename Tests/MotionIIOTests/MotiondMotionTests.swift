@@ -57,7 +57,7 @@ struct MotiondMotionTests {
         #expect(badLocation.status != 0 && badLocation.stderr.contains("latitude 95.0° is not within"), "\(badLocation.stderr)")
     }
 
-    @Test("the learned state is saved on exit and restored; a corrupt state file is moved aside, not overwritten blindly")
+    @Test("the learned state is saved on exit and restored; a corrupt or implausible state file is moved aside, not overwritten blindly")
     func stateFile() async throws {
         let dir = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -86,6 +86,16 @@ struct MotiondMotionTests {
         #expect(corrupt.stderr.contains("cannot read engine state \(state)"), "\(corrupt.stderr)")
         #expect(try String(contentsOfFile: state + ".corrupt", encoding: .utf8) == "{ not json")
         #expect(FileManager.default.fileExists(atPath: state)) // a fresh state was saved on exit
+
+        // Valid JSON, but a bias no estimator learns: moved aside the same way, the field named.
+        var implausible = saved
+        implausible["gyroscopeBias"] = ["x": 1e308, "y": 0, "z": 0]
+        let written = try JSONSerialization.data(withJSONObject: implausible)
+        try written.write(to: URL(fileURLWithPath: state))
+        let refused = try await Emulation.run(command)
+        #expect(refused.status == 0)
+        #expect(refused.stderr.contains("cannot use engine state \(state): not a state the engine learns: gyroscopeBias:"), "\(refused.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: state + ".corrupt")) == written)
     }
 
     @Test("the learned bias is saved while running, so it survives kill -9; an unmovable corrupt file is never overwritten")

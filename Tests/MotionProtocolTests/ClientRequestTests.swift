@@ -87,6 +87,12 @@ struct ClientRequestTests {
         (#"{"op":"subscribe","stream":"shake","detectors":"sensitive"}"#, .invalidValue, "detectors"),
         (#"{"op":"subscribe","stream":"shake","detectors":{"shake":{"threshold":"high"}}}"#, .invalidValue, "detectors.shake.threshold"),
         (#"{"op":"subscribe","stream":"orientation","detectors":{"orientation":5}}"#, .invalidValue, "detectors.orientation"),
+        (#"{"op":"subscribe","stream":"shake","detectors":{"shake":{"requiredReversals":-9e18}}}"#, .invalidValue,
+         "detectors.shake.requiredReversals: expected 1 to 100, got -9e+18"),
+        (#"{"op":"subscribe","stream":"shake","detectors":{"shake":{"threshold":-1e308}}}"#, .invalidValue, "detectors.shake.threshold: expected more than 0"),
+        (#"{"op":"subscribe","stream":"gesture","detectors":{"slap":{"highPassTau":0}}}"#, .invalidValue, "detectors.slap.highPassTau: expected more than 0"),
+        (#"{"op":"subscribe","stream":"gesture","detectors":{"tap":{"doubleTapWindow":1e300}}}"#, .invalidValue, "detectors.tap.doubleTapWindow: expected 0 to 10 s"),
+        (#"{"op":"subscribe","stream":"orientation","detectors":{"hardAcceleration":-0.5}}"#, .invalidValue, "detectors.hardAcceleration"),
     ])
     func refused(line: String, code: ErrorCode, names: String) throws {
         let error = try #require(refusal(line))

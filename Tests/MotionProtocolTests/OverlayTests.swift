@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import MotionCore
 import MotionProtocol
@@ -70,5 +71,57 @@ struct OverlayTests {
             #expect(error.code == .invalidValue)
             #expect(error.message.contains("detectors.shake.requiredReversals"), "\(error.message)")
         }
+    }
+}
+
+/// Detector options a client sends are checked against each parameter's documented range, the
+/// same check the configuration file's `[detectors]` gets.
+@Suite("Detector options: ranges")
+struct DetectorOptionsTests {
+    /// `{"shake":{"threshold":value}}` for the range's path `shake.threshold`.
+    static func options(_ range: DetectorConfiguration.Range, _ value: Double) -> [String: JSONValue] {
+        range.path.split(separator: ".").reversed().reduce(JSONValue.number(value)) { inner, key in .object([String(key): inner]) }.objectValue
+    }
+
+    @Test("every parameter: its bounds accepted or refused as documented, a value outside refused naming its key path")
+    func everyRange() throws {
+        #expect(!DetectorConfiguration.ranges.isEmpty)
+        #expect(DetectorConfiguration().problem == nil)
+        for range in DetectorConfiguration.ranges {
+            let middle = (range.lower + range.upper) / 2
+            #expect(throws: Never.self) { try DetectorConfiguration().overlaid(with: Self.options(range, range.upper)) }
+            #expect(throws: Never.self) { try DetectorConfiguration().overlaid(with: Self.options(range, range.unit.isEmpty ? middle.rounded(.down) : middle)) }
+            if range.lowerIncluded {
+                #expect(throws: Never.self) { try DetectorConfiguration().overlaid(with: Self.options(range, range.lower)) }
+            }
+            for value in [range.upper + 1, range.lower - 1, -9e18] + (range.lowerIncluded ? [] : [range.lower]) {
+                let error = try #require(throws: ProtocolError.self, "\(range.path) = \(value)") {
+                    try DetectorConfiguration().overlaid(with: Self.options(range, value))
+                }
+                #expect(error.code == .invalidValue)
+                #expect(error.message.hasPrefix("detectors.\(range.path): expected \(range.text), got "), "\(error.message)")
+            }
+        }
+    }
+
+    @Test("the ranges cover every parameter")
+    func everyParameter() throws {
+        guard case .object(let fields) = try JSONValue.parse(Array(String(decoding: try JSONEncoder().encode(DetectorConfiguration()), as: UTF8.self).utf8)) else {
+            Issue.record("not an object")
+            return
+        }
+        let paths = fields.flatMap { key, value -> [String] in
+            guard case .object(let nested) = value else { return [key] }
+            return nested.keys.map { "\(key).\($0)" }
+        }
+        #expect(Set(paths) == Set(DetectorConfiguration.ranges.map(\.path)))
+        #expect(paths.count == DetectorConfiguration.ranges.count)
+    }
+}
+
+private extension JSONValue {
+    var objectValue: [String: JSONValue] {
+        guard case .object(let object) = self else { return [:] }
+        return object
     }
 }
