@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import Logging
+import Synchronization
 import MotionCore
 
 /// Keeps the motion engine's persistent state (gyroscope bias, magnetometer calibration,
@@ -14,15 +15,19 @@ import MotionCore
 /// that cannot be decoded, or whose state the engine could not have learned, is never
 /// overwritten: it is moved aside to `PATH.corrupt` with an error naming it (and the field at
 /// fault) and the engine starts fresh; if it cannot even be moved, saving stays off for this
-/// run. Used from the pipeline queue only.
-final class EngineStateStore: @unchecked Sendable {
+/// run. Used from the pipeline queue (and at start and exit); its bookkeeping sits behind a
+/// lock all the same, so the compiler checks it.
+final class EngineStateStore: Sendable {
     let path: String
     /// Seconds between saves of a changing state.
     let minimumInterval: Double
     private let logger: Logger
-    private var lastSaved: MotionEngine.PersistentState?
-    private var lastSaveTime = -Double.infinity
-    private var savingDisabled = false
+    private struct Record {
+        var lastSaved: MotionEngine.PersistentState?
+        var lastSaveTime = -Double.infinity
+        var savingDisabled = false
+    }
+    private let record = Mutex(Record())
 
     init(path: String, minimumInterval: Double = 30, logger: Logger) {
         self.path = path
@@ -47,7 +52,7 @@ final class EngineStateStore: @unchecked Sendable {
                 (problem, reason) = ("cannot use", "not a state the engine learns: \(implausibility)")
             } else {
                 logger.info("engine state restored from \(path): magnetometer calibration \(state.magnetometerCalibration.accuracy)")
-                lastSaved = state
+                record.withLock { $0.lastSaved = state }
                 return state
             }
         } catch {
@@ -58,7 +63,7 @@ final class EngineStateStore: @unchecked Sendable {
         if (try? FileManager.default.moveItem(atPath: path, toPath: aside)) != nil {
             logger.error("\(problem) engine state \(path): \(reason); moved it to \(aside) and starting uncalibrated")
         } else {
-            savingDisabled = true
+            record.withLock { $0.savingDisabled = true }
             logger.error("\(problem) engine state \(path): \(reason); cannot move it aside either, so it is left as it is and nothing is saved this run")
         }
         return nil
@@ -67,19 +72,22 @@ final class EngineStateStore: @unchecked Sendable {
     /// Saves `state` if it changed in a way worth keeping since the last save and the last save
     /// is at least `minimumInterval` old; `now` is any monotonic clock in seconds.
     func saveIfChanged(_ state: MotionEngine.PersistentState, now: Double) {
-        guard now - lastSaveTime >= minimumInterval, Self.differs(state, from: lastSaved) else { return }
-        lastSaveTime = now
-        save(state)
+        let due = record.withLock { record in
+            guard now - record.lastSaveTime >= minimumInterval, Self.differs(state, from: record.lastSaved) else { return false }
+            record.lastSaveTime = now
+            return true
+        }
+        if due { save(state) }
     }
 
     /// Saves `state` now (at exit); failures are logged, never fatal.
     func save(_ state: MotionEngine.PersistentState) {
-        guard !savingDisabled else { return }
+        guard !record.withLock({ $0.savingDisabled }) else { return }
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             try write(encoder.encode(state))
-            lastSaved = state
+            record.withLock { $0.lastSaved = state }
             logger.debug("engine state saved to \(path)")
         } catch {
             logger.error("cannot save engine state to \(path): \(error)")

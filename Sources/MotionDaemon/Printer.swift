@@ -1,20 +1,21 @@
 import Dispatch
 import Glibc
 import MotionProtocol
+import Synchronization
 
 /// Writes the daemon's own subscriptions (`--print-samples`, `--print-motion`) to standard
 /// output, one line per message: JSON lines in the protocol's shapes or text for people. It
 /// writes on its own queue, so a slow terminal never holds up the pipeline. After `count`
 /// sample lines (availability lines do not count) or a closed output it calls `finish` once.
-final class Printer: @unchecked Sendable {
+final class Printer: Sendable {
     private let json: Bool
     private let count: Int?
     private let countedLines: String
     private let finish: @Sendable (String) -> Void
     private let queue = DispatchQueue(label: "motiond.stdout")
-    // Confined to `queue`.
-    private var printed = 0
-    private var done = false
+    /// Lines printed and whether output ended; only `queue` uses them (the lock costs nothing
+    /// uncontended and lets the compiler check that).
+    private let progress = Mutex((printed: 0, done: false))
 
     init(json: Bool, count: Int?, countedLines: String, finish: @escaping @Sendable (String) -> Void) {
         self.json = json
@@ -25,7 +26,7 @@ final class Printer: @unchecked Sendable {
 
     func print(_ messages: [OutgoingMessage]) {
         queue.async { [self] in
-            for message in messages where !done {
+            for message in messages where !progress.withLock({ $0.done }) {
                 let line = json ? String(decoding: message.bytes, as: UTF8.self) : message.message.text.map { $0 + "\n" }
                 guard let line else { continue }
                 guard Self.writeStandardOutput(line) else {
@@ -33,7 +34,10 @@ final class Printer: @unchecked Sendable {
                     return
                 }
                 guard case .sample = message.delivery else { continue }
-                printed += 1
+                let printed = progress.withLock { progress in
+                    progress.printed += 1
+                    return progress.printed
+                }
                 if let count, printed >= count { end("printed \(count) \(countedLines)") }
             }
         }
@@ -62,7 +66,7 @@ final class Printer: @unchecked Sendable {
     }
 
     private func end(_ why: String) {
-        done = true
+        progress.withLock { $0.done = true }
         finish(why)
     }
 }

@@ -26,7 +26,7 @@ enum DetachedThread {
         }
     }
 
-    private final class Body: @unchecked Sendable {
+    private final class Body: Sendable {
         let name: String
         let run: @Sendable () -> Void
 

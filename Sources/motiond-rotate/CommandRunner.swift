@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What a finished command printed and how it ended.
 struct CommandResult: Sendable {
@@ -54,10 +55,9 @@ struct CommandRunner: Sendable {
 }
 
 /// Standard error of a running command, filled by the thread that drains it.
-private final class ErrorText: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
+private final class ErrorText: Sendable {
+    private let data = Mutex(Data())
 
-    func set(_ data: Data) { lock.withLock { self.data = data } }
-    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+    func set(_ data: Data) { self.data.withLock { $0 = data } }
+    var text: String { data.withLock { String(decoding: $0, as: UTF8.self) } }
 }
