@@ -2,17 +2,20 @@ import ArgumentParser
 import Foundation
 import MotionCore
 
-/// Reads a trace or fails with the reason, naming the file.
+/// Reads a trace or fails (exit 1, not a usage error: the command line was right, the file
+/// is missing, unreadable or malformed) with the reason, naming the file.
 func loadTrace(_ path: String) throws -> TraceReader.Trace {
     let text: String
     do {
         text = try String(contentsOfFile: path, encoding: .utf8)
     } catch {
-        throw ValidationError("cannot read \(path): \(error.localizedDescription)")
+        Console.error("cannot read \(path): \(error.localizedDescription)")
+        throw ExitCode.failure
     }
     do {
         return try TraceReader.parse(text)
     } catch {
-        throw ValidationError("\(path): \(error)")
+        Console.error("\(path): \(error)")
+        throw ExitCode.failure
     }
 }
