@@ -77,7 +77,7 @@ final class DaemonConnection {
 
     /// Connects and reads the hello, which must come within `replyTimeout` seconds.
     init(path: String, replyTimeout: Double = defaultReplyTimeout) throws(Failure) {
-        fd = try Self.connectSocket(path: path)
+        fd = try Self.connectSocket(path: path, timeout: replyTimeout)
         self.path = path
         self.replyTimeout = replyTimeout
         // Read before `self` is complete, so with a framer and buffer of its own (the framer is kept).
@@ -104,9 +104,11 @@ final class DaemonConnection {
 
     /// A blocking, close-on-exec connection to the Unix socket at `path`, nothing read or sent
     /// yet; the caller owns the descriptor. Also the daemon benchmark's way in for each client.
-    static func connectSocket(path: String) throws(Failure) -> Int32 {
+    /// A listener whose queue of pending connections stays full for `timeout` seconds is
+    /// ``Failure/unreachable(path:reason:)`` too.
+    static func connectSocket(path: String, timeout: Double? = nil) throws(Failure) -> Int32 {
         do {
-            return try DaemonSocket.connect(path: path)
+            return try DaemonSocket.connect(path: path, timeout: timeout)
         } catch {
             throw .unreachable(path: path, reason: error.reason)
         }

@@ -19,7 +19,9 @@ struct MotionCtlDeadlineTests {
     /// - `mute`: sends the hello, then nothing;
     /// - `chatter`: sends the hello, then only unknown message types;
     /// - `wrongid`: sends the hello and answers every request with a reply to id 999;
-    /// - `ack`: sends the hello and answers every request correctly, then nothing more.
+    /// - `ack`: sends the hello and answers every request correctly, then nothing more;
+    /// - `full`: never accepts, and its queue of pending connections is full (filled by the
+    ///   server itself), so a connect has to wait.
     static let fakeServer = #"""
         import json, socket, sys, threading, time
         path, behaviour = sys.argv[1], sys.argv[2]
@@ -54,6 +56,19 @@ struct MotionCtlDeadlineTests {
                 pass
         server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         server.bind(path)
+        if behaviour == "full":
+            server.listen(0)
+            fillers = []
+            while True:
+                filler = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                filler.setblocking(False)
+                try:
+                    filler.connect(path)
+                except BlockingIOError:
+                    break
+                fillers.append(filler)
+            print("listening", flush=True)
+            time.sleep(3600)
         server.listen(64)
         print("listening", flush=True)
         while True:
@@ -135,6 +150,13 @@ struct MotionCtlDeadlineTests {
     func noReply(behaviour: String) async throws {
         let server = try await FakeServer(behaviour)
         try await Self.expectEveryCommand(socket: server.socket, directory: server.directory, exits: 69, saying: "no reply to ")
+    }
+
+    @Test("a server whose queue of pending connections stays full: every daemon command exits 69 once the connect has waited 5 s")
+    func fullConnectionQueue() async throws {
+        let server = try await FakeServer("full")
+        try await Self.expectEveryCommand(socket: server.socket, directory: server.directory, exits: 69,
+                                          saying: "its queue of pending connections stayed full for 5.0 s")
     }
 
     @Test("monitor --duration ends on time, exit 0, when the subscriptions are granted and then nothing arrives")
