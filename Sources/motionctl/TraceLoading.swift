@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Glibc
 import MotionCore
 
 /// Reads a trace or fails (exit 1, not a usage error: the command line was right, the file
@@ -9,7 +10,9 @@ func loadTrace(_ path: String) throws -> TraceReader.Trace {
     do {
         text = try String(contentsOfFile: path, encoding: .utf8)
     } catch {
-        Console.error("cannot read \(path): \(error.localizedDescription)")
+        // The system's reason (no such file, permission denied) where there is one.
+        let reason = access(path, R_OK) != 0 ? String(cString: strerror(errno)) : error.localizedDescription
+        Console.error("cannot read \(path): \(reason)")
         throw ExitCode.failure
     }
     do {
