@@ -253,7 +253,8 @@ public final class ReplaySource: MotionSource, @unchecked Sendable {
                 base = (previous.timestamp + Self.discontinuityPause, time)
             }
         } else {
-            base = pacing == .realtime ? (BootClock.now() - time, 0) : (0, 0)
+            // Realtime: the first row plays now (offsets from it, so a huge first time loses no precision).
+            base = pacing == .realtime ? (BootClock.now(), time) : (0, 0)
         }
         let timestamp = base.timestamp + (time - base.time)
         previous = (time, timestamp)

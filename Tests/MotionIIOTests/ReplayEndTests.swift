@@ -50,6 +50,17 @@ struct ReplayEndTests {
         #expect(run.stderr.contains("5 rows replayed, 2 time jumps replayed as 0.1 s pauses; printed 5 samples"), "\(run.stderr)")
     }
 
+    @Test("a trace whose times start at 1e300 plays in real time on the boot clock, spacing kept, without losing the timestamps to rounding")
+    func hugeFirstTime() async throws {
+        let start = Emulation.bootTime()
+        let run = try await Self.printSamples(([Self.header] + ["1e300", "1e300"].map { "\($0),0.1,0,0,0,0,9.80665" }).joined(separator: "\n") + "\n",
+                                              ["--json", "--sensors", "accelerometer"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let samples = run.samples("accelerometer")
+        #expect(samples.count == 2, "\(run.stdout)")
+        #expect(samples.allSatisfy { $0.timestamp >= start && $0.timestamp <= Emulation.bootTime() }, "\(samples.map(\.timestamp)) from \(start)")
+    }
+
     @Test("a malformed row in the middle is skipped with a warning naming its line; the rest is replayed")
     func malformedRow() async throws {
         let text = [Self.header, "0,0.1,0,0,0,0,9.80665", "0.01,0.1,abc,0,0,0,9.80665", "0.02,0.1,0,0,0,0,9.80665"].joined(separator: "\n")
