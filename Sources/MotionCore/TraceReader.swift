@@ -15,40 +15,85 @@ public enum TraceReader {
         public var droppedReadings: Int
     }
 
+    /// Parses a whole trace held in memory (the offline tools). A replay reads a file a row at
+    /// a time through ``Layout`` instead, so a long trace never has to fit in memory.
     public static func parse(_ text: String) throws(TraceError) -> Trace {
         var lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).makeIterator()
-        guard let headerLine = lines.next(), !headerLine.allSatisfy(\.isWhitespace) else { throw .missingHeader }
-        // Empty names are kept (an unnamed index column) so header and cells stay aligned.
-        let header = headerLine.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingWhitespace(newlines: false).lowercased() }
-        func column(_ name: String) -> Int? { header.firstIndex(of: name) }
-        func axes(_ prefix: String) throws(TraceError) -> [Int]? {
-            let found = ["x", "y", "z"].map { column("\(prefix)_\($0)") }
-            if found.allSatisfy({ $0 == nil }) { return nil }
-            guard found.allSatisfy({ $0 != nil }) else { throw .incompleteAxes(prefix) }
-            return found.compactMap { $0 }
-        }
-        guard let timeColumn = column("t") else { throw .missingColumn("t") }
-        let acc = try axes("acc"), gyr = try axes("gyr"), mag = try axes("mag")
-        let quaternionColumns = ["opt_qw", "opt_qx", "opt_qy", "opt_qz"].map(column)
-        let referenceColumns = quaternionColumns.allSatisfy { $0 != nil } ? quaternionColumns.compactMap { $0 } : nil
-        let movementColumn = column("movement")
-        guard acc != nil || gyr != nil || mag != nil else { throw .missingColumn("acc_x/gyr_x/mag_x") }
-        let needed = ([timeColumn] + (acc ?? []) + (gyr ?? []) + (mag ?? []) + (referenceColumns ?? []) + [movementColumn].compactMap { $0 }).max()! + 1
-
+        guard let headerLine = lines.next() else { throw .missingHeader }
+        let layout = try Layout(header: headerLine)
         var records: [TraceRecord] = []
         var dropped = 0
         var lineNumber = 1
         while let line = lines.next() {
             lineNumber += 1
-            if line.allSatisfy(\.isWhitespace) { continue }
+            guard let row = try layout.row(line, number: lineNumber) else { continue }
+            if let previous = records.last?.time, row.record.time < previous {
+                throw .timeGoesBack(line: lineNumber, time: row.record.time, previous: previous)
+            }
+            dropped += row.droppedReadings
+            records.append(row.record)
+        }
+        return Trace(records: records, kinds: layout.kinds, droppedReadings: dropped)
+    }
+
+    /// The columns a trace's header names; parses one row at a time, so a reader can stream a
+    /// trace of any length (it keeps no rows).
+    public struct Layout: Sendable {
+        private let header: [String]
+        private let timeColumn: Int
+        private let acc: [Int]?, gyr: [Int]?, mag: [Int]?
+        private let referenceColumns: [Int]?
+        private let movementColumn: Int?
+        private let needed: Int
+        /// The sensors the trace has columns for.
+        public let kinds: Set<SensorKind>
+
+        /// Reads the header line; throws for a missing `t` column, no sensor columns, or only
+        /// some of a sensor's axes.
+        public init(header headerLine: Substring) throws(TraceError) {
+            guard !headerLine.allSatisfy(\.isWhitespace) else { throw .missingHeader }
+            // Empty names are kept (an unnamed index column) so header and cells stay aligned.
+            let header = headerLine.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingWhitespace(newlines: false).lowercased() }
+            func column(_ name: String) -> Int? { header.firstIndex(of: name) }
+            func axes(_ prefix: String) throws(TraceError) -> [Int]? {
+                let found = ["x", "y", "z"].map { column("\(prefix)_\($0)") }
+                if found.allSatisfy({ $0 == nil }) { return nil }
+                guard found.allSatisfy({ $0 != nil }) else { throw .incompleteAxes(prefix) }
+                return found.compactMap { $0 }
+            }
+            guard let timeColumn = column("t") else { throw .missingColumn("t") }
+            let acc = try axes("acc"), gyr = try axes("gyr"), mag = try axes("mag")
+            let quaternionColumns = ["opt_qw", "opt_qx", "opt_qy", "opt_qz"].map(column)
+            let referenceColumns = quaternionColumns.allSatisfy { $0 != nil } ? quaternionColumns.compactMap { $0 } : nil
+            let movementColumn = column("movement")
+            guard acc != nil || gyr != nil || mag != nil else { throw .missingColumn("acc_x/gyr_x/mag_x") }
+            self.header = header
+            self.timeColumn = timeColumn
+            self.acc = acc
+            self.gyr = gyr
+            self.mag = mag
+            self.referenceColumns = referenceColumns
+            self.movementColumn = movementColumn
+            needed = ([timeColumn] + (acc ?? []) + (gyr ?? []) + (mag ?? []) + (referenceColumns ?? []) + [movementColumn].compactMap { $0 }).max()! + 1
+            var kinds = Set<SensorKind>()
+            if acc != nil { kinds.insert(.accelerometer) }
+            if gyr != nil { kinds.insert(.gyroscope) }
+            if mag != nil { kinds.insert(.magnetometer) }
+            self.kinds = kinds
+        }
+
+        /// One row (line `number` of the file, counting the header as 1): nil for a blank line;
+        /// the record and how many of its sensor readings were NaN (dropped from the record).
+        /// Throws for a short row, a time that is not a finite number, a value that is not a
+        /// number. Whether the time follows the previous row's is the caller's to check.
+        public func row(_ line: Substring, number lineNumber: Int) throws(TraceError) -> (record: TraceRecord, droppedReadings: Int)? {
+            if line.allSatisfy(\.isWhitespace) { return nil }
             let cells = line.split(separator: ",", omittingEmptySubsequences: false)
             guard cells.count >= needed else { throw .shortRow(line: lineNumber, cells: cells.count, expected: needed) }
             guard let time = Double(cells[timeColumn].trimmingWhitespace(newlines: false)), time.isFinite else {
                 throw .badTime(line: lineNumber, text: String(cells[timeColumn]))
             }
-            if let previous = records.last?.time, time < previous {
-                throw .timeGoesBack(line: lineNumber, time: time, previous: previous)
-            }
+            var dropped = 0
             func vector(_ indices: [Int]?, _ factor: Double) throws(TraceError) -> Vector3? {
                 guard let indices else { return nil }
                 var v = Vector3.zero
@@ -71,18 +116,14 @@ public enum TraceReader {
                 }
             }
             let movement = movementColumn.flatMap { Double(cells[$0].trimmingWhitespace(newlines: false)) }.map { $0 != 0 }
-            records.append(TraceRecord(
+            let record = TraceRecord(
                 time: time,
                 accelerometer: try vector(acc, -1 / PhysicalConstants.standardGravity),
                 gyroscope: try vector(gyr, 1),
                 magnetometer: try vector(mag, 1),
-                reference: reference, movement: movement))
+                reference: reference, movement: movement)
+            return (record, dropped)
         }
-        var kinds = Set<SensorKind>()
-        if acc != nil { kinds.insert(.accelerometer) }
-        if gyr != nil { kinds.insert(.gyroscope) }
-        if mag != nil { kinds.insert(.magnetometer) }
-        return Trace(records: records, kinds: kinds, droppedReadings: dropped)
     }
 }
 

@@ -179,6 +179,20 @@ public final class Daemon: @unchecked Sendable {
         }
     }
 
+    /// The source has nothing more to give (a replay reached the end of its trace; `why` says
+    /// so). A run that only prints exits 0, saying how many lines it printed (`--count` is not
+    /// waited for); a daemon serving clients keeps running. Call on the pipeline's queue (as
+    /// source events are delivered) after the source's last samples, so they are printed first.
+    public func sourceEnded(_ why: String) {
+        guard let printer, !options.serveSocket else { return }
+        pipeline.afterPendingOutput { [self] in
+            lifecycle.async { [self] in
+                printer.drain()
+                finish("\(why); printed \(printer.printedLines)")
+            }
+        }
+    }
+
     /// Stops everything in order and exits 0.
     private func finish(_ why: String) {
         lifecycle.async { [self] in

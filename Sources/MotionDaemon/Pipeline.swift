@@ -187,6 +187,15 @@ final class Pipeline: @unchecked Sendable {
 
     /// Hands messages on, gathered per burst: the samples a source delivers together (an IIO
     /// scan, a timer tick) leave as one batch, which wakes the server once.
+    /// Runs `body` on the pipeline's queue once every message made so far has gone to the
+    /// outbox (messages are handed over in batches, a queue turn later). Call on that queue,
+    /// e.g. from a source event.
+    func afterPendingOutput(_ body: @escaping @Sendable () -> Void) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        // A scheduled send is already queued: what is queued after it runs after it.
+        if sendScheduled { queue.async(execute: body) } else { body() }
+    }
+
     private func send(_ out: [Addressed]) {
         guard !out.isEmpty else { return }
         pending.append(contentsOf: out)

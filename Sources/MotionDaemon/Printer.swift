@@ -43,6 +43,11 @@ final class Printer: Sendable {
         }
     }
 
+    /// The sample lines written so far, and what they are (`samples`, `device motion lines`).
+    var printedLines: String {
+        queue.sync { "\(printed) \(countedLines)" }
+    }
+
     /// Waits until every line handed over is written.
     func drain() {
         queue.sync {}

@@ -9,7 +9,7 @@ public enum SourceFactory {
         case .simulated:
             return SimulatedSource()
         case .replay(let path):
-            return try ReplaySource(path: path, pacing: replayPacing)
+            return try ReplaySource(path: path, pacing: replayPacing, logger: logger)
         }
     }
 }

@@ -29,6 +29,10 @@ struct Analyze: ParsableCommand {
 
     @OptionGroup var engine: EngineOptions
 
+    func validate() throws {
+        if let settleTime { try TimeOption.check(settleTime, "--settle-time", allowZero: true) }
+    }
+
     func run() throws {
         let trace = try loadTrace(input)
         var motionEngine = MotionEngine(configuration: try engine.configuration())

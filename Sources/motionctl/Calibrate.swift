@@ -32,7 +32,7 @@ struct Calibrate: ParsableCommand {
     private static let reminderPeriod = 10.0
 
     func validate() throws {
-        guard timeout > 0 else { throw ValidationError("--timeout must be a positive number of seconds") }
+        try TimeOption.check(timeout, "--timeout")
     }
 
     func run() throws {

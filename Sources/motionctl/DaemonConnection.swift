@@ -1,16 +1,21 @@
 import Foundation
 import Glibc
 import MotionClient
+import MotionCore
 import MotionProtocol
 
 /// A blocking connection to a running motiond for motionctl's daemon commands: sends requests,
 /// reads the daemon's messages one line at a time.
 final class DaemonConnection {
     private let fd: Int32
+    /// The socket's path, for messages.
+    let path: String
     private var framer = LineFramer()
     private var buffer = [UInt8](repeating: 0, count: 65_536)
     /// The daemon's greeting: its sensors, the frames it can serve, and this connection's access.
     let hello: Hello
+    /// Seconds to wait for each reply (``request(_:)``).
+    let replyTimeout: Double
     /// The JSON text of the message ``next(before:)`` returned last, as the daemon sent it
     /// (fields this motionctl does not know included).
     private(set) var lastLine: [UInt8] = []
@@ -24,6 +29,9 @@ final class DaemonConnection {
         case denied(String)
         /// The daemon answered a request with an error (other than `accessDenied`).
         case rejected(ProtocolError)
+        /// Connected, but what was waited for (`the hello`, `a reply to status`) did not come
+        /// within `seconds`: a stopped, hung or foreign server.
+        case timedOut(path: String, waitingFor: String, seconds: Double)
 
         var description: String {
             switch self {
@@ -32,6 +40,8 @@ final class DaemonConnection {
             case .protocolError(let error): return "motiond sent something this motionctl cannot read: \(error)"
             case .denied(let why): return "motiond refuses this user: \(why)"
             case .rejected(let error): return "motiond: \(error.message) (\(error.code.rawValue))"
+            case .timedOut(let path, let what, let seconds):
+                return "motiond at \(path) is not answering: no \(what) within \(DecimalText.shortest(seconds)) s (is it stopped or hung? --reply-timeout SECONDS waits longer)"
             }
         }
 
@@ -39,7 +49,7 @@ final class DaemonConnection {
         /// language, EX_NOPERM when its access policy says no, 1 when it rejects a request.
         var exitCode: Int32 {
             switch self {
-            case .unreachable, .closed: return 69
+            case .unreachable, .closed, .timedOut: return 69
             case .protocolError: return 76
             case .denied: return 77
             case .rejected: return 1
@@ -47,12 +57,16 @@ final class DaemonConnection {
         }
     }
 
-    /// Connects and reads the hello, retrying for up to `wait` seconds while nobody listens.
-    convenience init(path: String, wait: Double) throws(Failure) {
+    /// How long motionctl waits for the hello and for each reply unless told otherwise.
+    static let defaultReplyTimeout = 5.0
+
+    /// Connects and reads the hello, retrying for up to `wait` seconds while nobody listens;
+    /// once connected, the hello must come within `replyTimeout` seconds, and so must each reply.
+    convenience init(path: String, wait: Double, replyTimeout: Double = defaultReplyTimeout) throws(Failure) {
         let deadline = Date().addingTimeInterval(wait)
         while true {
             do {
-                try self.init(path: path)
+                try self.init(path: path, replyTimeout: replyTimeout)
                 return
             } catch {
                 guard case .unreachable = error, Date() < deadline else { throw error }
@@ -61,16 +75,21 @@ final class DaemonConnection {
         }
     }
 
-    /// Connects and reads the hello.
-    init(path: String) throws(Failure) {
-        fd = try Self.connectSocket(path: path)
+    /// Connects and reads the hello, which must come within `replyTimeout` seconds.
+    init(path: String, replyTimeout: Double = defaultReplyTimeout) throws(Failure) {
+        fd = try Self.connectSocket(path: path, timeout: replyTimeout)
+        self.path = path
+        self.replyTimeout = replyTimeout
         // Read before `self` is complete, so with a framer and buffer of its own (the framer is kept).
         var framer = LineFramer()
         var buffer = [UInt8](repeating: 0, count: 1024)
         do throws(Failure) {
-            switch try Self.read(from: fd, framer: &framer, buffer: &buffer, before: nil)?.message {
+            let deadline = ContinuousClock.now + .seconds(replyTimeout)
+            switch try Self.read(from: fd, framer: &framer, buffer: &buffer, before: deadline)?.message {
             case .hello(let hello)?:
                 self.hello = hello
+            case nil:
+                throw Failure.timedOut(path: path, waitingFor: "hello after connecting", seconds: replyTimeout)
             case .reply(nil, .failure(let error))? where error.code == .accessDenied:
                 throw Failure.denied(error.message)
             default:
@@ -85,9 +104,11 @@ final class DaemonConnection {
 
     /// A blocking, close-on-exec connection to the Unix socket at `path`, nothing read or sent
     /// yet; the caller owns the descriptor. Also the daemon benchmark's way in for each client.
-    static func connectSocket(path: String) throws(Failure) -> Int32 {
+    /// A listener whose queue of pending connections stays full for `timeout` seconds is
+    /// ``Failure/unreachable(path:reason:)`` too.
+    static func connectSocket(path: String, timeout: Double? = nil) throws(Failure) -> Int32 {
         do {
-            return try DaemonSocket.connect(path: path)
+            return try DaemonSocket.connect(path: path, timeout: timeout)
         } catch {
             throw .unreachable(path: path, reason: error.reason)
         }
@@ -155,11 +176,26 @@ final class DaemonConnection {
         }
     }
 
-    /// Sends a request and returns its reply (pushed messages before it are skipped).
+    /// Sends a request and returns its reply (pushed messages before it, and replies to other
+    /// ids, are skipped); ``Failure/timedOut(path:waitingFor:seconds:)`` when none comes within
+    /// ``replyTimeout``.
     func request(_ request: ClientRequest) throws(Failure) -> Result<ServerMessage.Reply, ProtocolError> {
         try send(request)
-        while true {
-            if case .reply(let id, let result) = try next(), id == request.id { return result }
+        let deadline = ContinuousClock.now + .seconds(replyTimeout)
+        while let message = try next(before: deadline) {
+            if case .reply(let id, let result) = message, id == request.id { return result }
+        }
+        throw .timedOut(path: path, waitingFor: "reply to \(Self.describe(request))", seconds: replyTimeout)
+    }
+
+    /// `the status request`, `subscribe accelerometer (id 1)`, for messages.
+    private static func describe(_ request: ClientRequest) -> String {
+        let id = request.id.map { " (id \($0))" } ?? ""
+        switch request {
+        case .subscribe(let subscription): return "subscribe \(subscription.stream)\(id)"
+        case .unsubscribe(_, let stream): return "unsubscribe \(stream)\(id)"
+        case .get(_, let stream, _, _): return "get \(stream)\(id)"
+        case .status: return "status\(id)"
         }
     }
 

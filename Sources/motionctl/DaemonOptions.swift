@@ -15,17 +15,26 @@ struct DaemonOptions: ParsableArguments {
     @Option(help: "Keep trying to reach the daemon for this many seconds (it may still be starting).")
     var wait = 0.0
 
+    @Option(help: "Seconds to wait for the daemon's hello once connected, and for each reply to a request.")
+    var replyTimeout = DaemonConnection.defaultReplyTimeout
+
+    func validate() throws {
+        try TimeOption.check(wait, "--wait", allowZero: true)
+        try TimeOption.check(replyTimeout, "--reply-timeout")
+    }
+
     /// The exit statuses every daemon command shares, for its `discussion`.
     static let exitStatuses = """
         Exit status: 0 done; 1 failed (the message says why); 64 usage; 69 motiond cannot be \
-        reached or closed the connection; 76 it speaks another protocol; 77 its access policy \
+        reached, closed the connection, or did not answer (no hello or no reply within \
+        --reply-timeout); 76 it speaks another protocol; 77 its access policy \
         refuses this user or stream.
         """
 
     /// Connects (reading the hello) and runs `body` on the connection.
     func run(_ body: (DaemonConnection) throws -> Void) throws {
         do {
-            try body(try DaemonConnection(path: socket, wait: wait))
+            try body(try DaemonConnection(path: socket, wait: wait, replyTimeout: replyTimeout))
         } catch let failure as DaemonConnection.Failure {
             Console.error("\(failure)")
             throw ExitCode(failure.exitCode)

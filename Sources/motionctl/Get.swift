@@ -44,7 +44,7 @@ struct Get: ParsableCommand {
                 throw ValidationError("--frame \(frame): expected one of \(AttitudeReferenceFrame.named.map(\.name).joined(separator: ", "))")
             }
         }
-        guard timeout >= 0 else { throw ValidationError("--timeout must not be negative") }
+        try TimeOption.check(timeout, "--timeout", allowZero: true)
     }
 
     func run() throws {

@@ -34,6 +34,8 @@ struct Monitor: ParsableCommand {
         if AttitudeReferenceFrame(name: frame) == nil {
             throw ValidationError("--frame \(frame): expected one of \(AttitudeReferenceFrame.named.map(\.name).joined(separator: ", "))")
         }
+        try TimeOption.check(interval, "--interval")
+        if let duration { try TimeOption.check(duration, "--duration") }
     }
 
     func run() throws {
@@ -45,11 +47,10 @@ struct Monitor: ParsableCommand {
                     frame: stream == .deviceMotion ? AttitudeReferenceFrame(name: frame) : nil)
                 try connection.subscribe(subscription)
             }
-            if let duration {
-                DispatchQueue.global().asyncAfter(deadline: .now() + duration) { Foundation.exit(0) }
-            }
+            // The duration holds whether or not anything arrives.
+            let end = duration.map { ContinuousClock.now + .seconds($0) }
             while true {
-                let message = try connection.next()
+                guard let message = try connection.next(before: end) else { return }
                 if case .goodbye(let reason) = message {
                     Console.error("motiond said goodbye: \(reason)")
                     throw ExitCode(69)

@@ -162,7 +162,7 @@ struct Motiond: ParsableCommand {
                     throw ExitCode.failure
                 }
             } else if let replay = made as? ReplaySource {
-                listing = SensorListing(source: uri.description, provides: SensorKind.allCases.filter(replay.trace.kinds.contains))
+                listing = SensorListing(source: uri.description, provides: SensorKind.allCases.filter(replay.kinds.contains))
             } else {
                 listing = SensorListing(source: uri.description, provides: SensorKind.allCases)
             }
@@ -199,7 +199,11 @@ struct Motiond: ParsableCommand {
         let options = Daemon.Options(configuration: configuration, modelDate: modelDate, serveSocket: serveSocket, printing: printing,
                                      printPeriod: interval, count: count, duration: duration, persistState: persistState, reread: reread)
         if serveSocket { DescriptorLimit.raise() }
-        Daemon(source: made, engine: engineConfiguration, options: options, logger: logger).run()
+        let daemon = Daemon(source: made, engine: engineConfiguration, options: options, logger: logger)
+        // The end of a replay ends a run that only prints (there is nothing more to print); a
+        // daemon serving clients keeps running (the source has logged the end).
+        (made as? ReplaySource)?.whenEnded { summary in daemon.sourceEnded("\(summary)") }
+        daemon.run()
     }
 }
 

@@ -255,3 +255,29 @@ struct TraceReaderOrderingTests {
         }
     }
 }
+
+extension TraceReaderTests {
+    @Test("Layout parses a row at a time (the replay's streaming reader): the same records as parse, blank lines nil, NaN readings counted, no order check")
+    func layoutRows() throws {
+        let lines = Self.canonical.split(separator: "\n", omittingEmptySubsequences: false)
+        let layout = try TraceReader.Layout(header: lines[0])
+        #expect(layout.kinds == [.accelerometer, .gyroscope, .magnetometer])
+        var records: [TraceRecord] = []
+        for (index, line) in lines.enumerated().dropFirst() {
+            if let row = try layout.row(line, number: index + 1) { records.append(row.record) }
+        }
+        checkCanonicalRecords(records)
+        #expect(try TraceReader.parse(Self.canonical).records == records)
+
+        let accelerometer = try TraceReader.Layout(header: "t,acc_x,acc_y,acc_z")
+        #expect(try accelerometer.row("   ", number: 2) == nil)
+        let nan = try #require(try accelerometer.row("5,nan,0,1", number: 2))
+        #expect(nan.record.accelerometer == nil && nan.droppedReadings == 1 && nan.record.time == 5)
+        // Order is the caller's to check (parse refuses a time going back; a replay pauses).
+        #expect(try accelerometer.row("1,0,0,9.8", number: 3)?.record.time == 1)
+        #expect(throws: TraceError.badTime(line: 7, text: "nan")) { try accelerometer.row("nan,0,0,9.8", number: 7) }
+        #expect(throws: TraceError.shortRow(line: 8, cells: 2, expected: 4)) { try accelerometer.row("1,0", number: 8) }
+        #expect(throws: TraceError.missingColumn("t")) { try TraceReader.Layout(header: "time,acc_x,acc_y,acc_z") }
+        #expect(throws: TraceError.missingHeader) { try TraceReader.Layout(header: "  ") }
+    }
+}

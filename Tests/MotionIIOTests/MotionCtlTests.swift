@@ -105,5 +105,30 @@ struct MotionCtlTests {
         #expect(taps.count == 21, "\(taps.count) taps")
         #expect(events.contains { $0["gesture"] as? String == "rest" } && events.contains { $0["orientation"] != nil })
     }
-}
 
+    @Test("no subcommand: the usage on standard error, exit 64; --help still exits 0")
+    func noSubcommand() async throws {
+        let bare = try await Emulation.run([Self.motionctl])
+        #expect(bare.status == 64, "exit \(bare.status)")
+        #expect(bare.stderr.contains("USAGE: motionctl <subcommand>") && bare.stderr.contains("status"), "\(bare.stderr)")
+        let help = try await Emulation.run([Self.motionctl, "--help"])
+        #expect(help.status == 0 && help.stdout.contains("SUBCOMMANDS"))
+    }
+
+    @Test("fuse, analyze and plot with a missing or malformed input trace: exit 1 (a failure, not a usage error), naming the file")
+    func missingInput() async throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let missing = dir.appendingPathComponent("missing.csv").path
+        let malformed = dir.appendingPathComponent("malformed.csv").path
+        try "t,acc_x,acc_y,acc_z\n0,0,zero,9.8\n".write(toFile: malformed, atomically: true, encoding: .utf8)
+        let output = dir.appendingPathComponent("out").path
+        for input in [missing, malformed] {
+            for command in [["fuse", "--input", input, "--output", output + ".csv"], ["analyze", "--input", input], ["plot", input, "--output", output + ".svg"]] {
+                let run = try await Emulation.run([Self.motionctl] + command)
+                #expect(run.status == 1, "\(command): exit \(run.status), \(run.stderr)")
+                #expect(run.stderr.contains(input), "\(command): \(run.stderr)")
+            }
+        }
+    }
+}

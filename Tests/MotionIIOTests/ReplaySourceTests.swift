@@ -39,6 +39,16 @@ private final class ReplayEventLog: @unchecked Sendable {
     }
 }
 
+/// What a replay's end handler was given, with the number of events delivered before it.
+private final class ReplayEndings: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [(summary: ReplaySource.Summary, eventsBefore: Int)] = []
+
+    func append(_ summary: ReplaySource.Summary, eventsBefore: Int = 0) { lock.withLock { entries.append((summary, eventsBefore)) } }
+    var all: [(summary: ReplaySource.Summary, eventsBefore: Int)] { lock.withLock { entries } }
+    var last: ReplaySource.Summary? { all.last?.summary }
+}
+
 /// A temporary directory removed when the value goes away.
 private final class TempDirectory {
     let url: URL
@@ -256,8 +266,8 @@ struct ReplaySourceTests {
         }
     }
 
-    @Test("A malformed row is an error naming its line")
-    func malformedRow() throws {
+    @Test("A malformed row after the first is skipped, named in the summary by its line; a malformed first row is an error")
+    func malformedRow() async throws {
         let dir = try TempDirectory()
         // Header is line 1, rows 10.00 and 10.01 are lines 2 and 3: the bad row is line 4.
         let text = """
@@ -269,14 +279,98 @@ struct ReplaySourceTests {
 
             """
         let path = try dir.write("bad.csv", text)
+        let source = try ReplaySource(path: path, pacing: .asFastAsPossible)
+        let summary = ReplayEndings()
+        source.whenEnded { summary.append($0) }
+        let log = try await Self.play(source, [.accelerometer])
+        #expect(log.samples.map(\.timestamp) == [10.00, 10.01, 10.03])
+        let ended = try #require(summary.last)
+        #expect(ended.rows == 3 && ended.malformedRows == 1 && ended.rowsWithoutReadings == 0 && ended.discontinuities == 0)
+        #expect(ended.problems == ["line 4: gyr_y 'abc' is not a number — row skipped"])
+
+        let first = try dir.write("badfirst.csv", "t,gyr_x,gyr_y,gyr_z\n10.00,0.1,abc,0\n10.01,0.1,0,0\n")
         do {
-            _ = try ReplaySource(path: path, pacing: .asFastAsPossible)
-            Issue.record("a malformed trace was accepted")
+            _ = try ReplaySource(path: first, pacing: .asFastAsPossible)
+            Issue.record("a trace whose first row is malformed was accepted")
         } catch {
-            #expect(error.description.contains(path), "\(error)")
-            #expect(error.description.contains("line 4"), "\(error)")
+            #expect(error.description.contains(first), "\(error)")
+            #expect(error.description.contains("line 2"), "\(error)")
             #expect(error.description.contains("gyr_y"), "\(error)")
         }
+    }
+
+    @Test("The end of the trace: the handler runs once, on the delivery queue, after the last sample and the unavailability reports")
+    func endedAfterLastSample() async throws {
+        let dir = try TempDirectory()
+        let path = try dir.write("trace.csv", Self.traceText())
+        let source = try ReplaySource(path: path, pacing: .realtime)
+        let queue = DispatchQueue(label: "ReplaySourceTests.ended")
+        let log = ReplayEventLog()
+        let endings = ReplayEndings()
+        source.whenEnded { summary in
+            dispatchPrecondition(condition: .onQueue(queue))
+            endings.append(summary, eventsBefore: log.events.count)
+        }
+        try source.start(SourceRequest([.accelerometer, .gyroscope], period: 0.01), queue: queue) { log.append($0) }
+        let deadline = replayTestBootTime() + 10
+        while endings.all.isEmpty && replayTestBootTime() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .milliseconds(100))
+        source.stop()
+        queue.sync {}
+        let all = endings.all
+        #expect(all.count == 1)
+        let ending = try #require(all.first)
+        // 3 available + 50 × 2 samples + 3 finished.
+        #expect(ending.eventsBefore == 106 && log.events.count == 106)
+        #expect(ending.summary.rows == 50)
+        #expect(ending.summary.description == "the replay of replay:\(path) ended (end of the trace): 50 rows replayed")
+    }
+
+    @Test("Rows without a finite reading are skipped and counted; time jumps over 10 s or back are replayed as 0.1 s pauses")
+    func skippedRowsAndTimeJumps() async throws {
+        let dir = try TempDirectory()
+        let text = """
+            t,acc_x,acc_y,acc_z
+            1.00,0,0,9.80665
+            1.01,nan,nan,nan
+            1.02,0,0,9.80665
+            20.00,0,0,9.80665
+            20.01,0,nan,9.80665
+            2.00,0,0,9.80665
+            2.01,0,0,9.80665
+            1e300,0,0,9.80665
+
+            """
+        let path = try dir.write("jumps.csv", text)
+        let source = try ReplaySource(path: path, pacing: .asFastAsPossible)
+        let summary = ReplayEndings()
+        source.whenEnded { summary.append($0) }
+        let log = try await Self.play(source, [.accelerometer])
+        let times = log.samples.map(\.timestamp)
+        // 1.00, 1.02 as in the trace; 20.00 is 18.98 s later: a 0.1 s pause; 2.00 goes back: another; 1e300: another.
+        let expected = [1.00, 1.02, 1.12, 1.22, 1.23, 1.33]
+        #expect(times.count == expected.count && zip(times, expected).allSatisfy { abs($0 - $1) < 1e-9 }, "\(times)")
+        let ended = try #require(summary.last)
+        #expect(ended.rows == 6 && ended.rowsWithoutReadings == 2 && ended.discontinuities == 3 && ended.malformedRows == 0)
+        #expect(ended.problems.count == 5)
+        #expect(ended.problems.first == "line 3: no finite sensor reading — row skipped")
+        #expect(ended.problems[1].hasPrefix("line 5: the time jumps 18.9") && ended.problems[1].hasSuffix("s from 1.02 to 20.0: replayed as a 0.1 s pause"),
+                "\(ended.problems)")
+        #expect(ended.problems[3] == "line 7: the time goes back from 20.0 to 2.0: replayed as a 0.1 s pause", "\(ended.problems)")
+    }
+
+    @Test("As fast as possible, a long trace goes in batches the delivery queue takes, every row in order")
+    func fastInBatches() async throws {
+        let dir = try TempDirectory()
+        let rows = 5 * ReplaySource.fastBatch + 7
+        let lines = (0..<rows).map { "\(Double($0) / 100),0.1,0,0,0,0,9.80665,20,0,-44" }
+        let path = try dir.write("long.csv", (["t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z"] + lines).joined(separator: "\n") + "\n")
+        let log = try await Self.play(ReplaySource(path: path, pacing: .asFastAsPossible), [.accelerometer, .gyroscope, .magnetometer], timeout: 30)
+        #expect(log.samples.count == 3 * rows)
+        let times = log.samples.filter { $0.kind == .accelerometer }.map(\.timestamp)
+        #expect(times.count == rows)
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(log.finished([.accelerometer, .gyroscope, .magnetometer]))
     }
 
     @Test("A header-only file has no records")
@@ -310,7 +404,7 @@ struct ReplaySourceTests {
     func broadSlowRotation() async throws {
         let source = try ReplaySource(path: Self.broadTrial, pacing: .asFastAsPossible)
         // README.md of the subset: 19,737 rows in this file.
-        #expect(source.trace.records.count == 19_737)
+        #expect(source.kinds == [.accelerometer, .gyroscope, .magnetometer])
         let log = try await Self.play(source, [.accelerometer], timeout: 10)
         let samples = log.samples
         #expect(samples.count == 19_737)
