@@ -45,7 +45,7 @@ final class Printer: Sendable {
 
     /// The sample lines written so far, and what they are (`samples`, `device motion lines`).
     var printedLines: String {
-        queue.sync { "\(printed) \(countedLines)" }
+        queue.sync { "\(progress.withLock { $0.printed }) \(countedLines)" }
     }
 
     /// Waits until every line handed over is written.
