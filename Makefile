@@ -16,7 +16,7 @@ SWIFTFLAGS  ?=
 RELEASEFLAGS ?= --static-swift-stdlib
 DEMO_SECONDS ?= 20
 
-.PHONY: all build demo check test deps test-deps install install-data uninstall clean accuracy bench bench-daemon bench-client
+.PHONY: all build demo check check-tsan check-asan test deps test-deps install install-data uninstall clean accuracy bench bench-daemon bench-client
 
 all: build
 
@@ -52,6 +52,21 @@ check: test-deps
 	$(SWIFT) test --skip-build --filter RotateTests $(SWIFTFLAGS)
 
 test: check
+
+# The daemon, socket and client tests under ThreadSanitizer and AddressSanitizer: the test
+# process and every motiond it starts are built with the sanitizer (their own build directory),
+# and each writes its reports under SANITIZER_REPORTS; any report fails the target.
+TSAN_TESTS ?= MotionDaemonTests|SocketConcurrencyTests|SocketClientsTests|SocketStreamTests|MotionClientTests|ConfigurationFileTests|MotiondMotionTests|ReplayEndTests|SimulatedSourceTests|ReplaySourceTests|MotionCtlDeadlineTests
+ASAN_TESTS ?= $(TSAN_TESTS)|MotionProtocolTests|MotionCoreTests
+SANITIZER_REPORTS ?= .build/sanitizer-reports
+
+check-tsan: test-deps
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan $(SWIFTFLAGS)
+	@scripts/run-sanitized.sh thread $(SANITIZER_REPORTS)/tsan '$(TSAN_TESTS)' $(SWIFTFLAGS)
+
+check-asan: test-deps
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build/asan $(SWIFTFLAGS)
+	@scripts/run-sanitized.sh address $(SANITIZER_REPORTS)/asan '$(ASAN_TESTS)' $(SWIFTFLAGS)
 
 # Estimator accuracy on the shared BROAD recordings (../shared/datasets/broad), beside VQF.
 accuracy: deps

@@ -11,7 +11,7 @@ import Testing
 /// that replace each other, samples that overflow, replies) while the server's thread writes it
 /// to a socket with ``ClientConnection/flush(now:)`` and a reader on the other end checks every
 /// line. Issue 13's corruption came from exactly this interleaving; full speed, no sleeps, so a
-/// second of it meets the race hundreds of times.
+/// second of it meets the race many times (the old send path failed it every run).
 @Suite("ClientOutbox: concurrent fill and write")
 struct ClientOutboxTests {
     @Test("while the pipeline coalesces and drops, the peer reads only whole messages, every reply among them")
@@ -25,13 +25,25 @@ struct ClientOutboxTests {
         let done = Atomic<Bool>(false)
         let group = DispatchGroup()
 
+        // Posts that must have the server write (as the server's `deliver` wakes it).
+        let wake = DispatchSemaphore(value: 0)
+
         // The server's side: owns the connection (it is confined to one thread, as on the
-        // server's queue), publishes its outbox, writes until the pipeline is done and all is out.
+        // server's queue), publishes its outbox, and writes whenever woken, waiting for the
+        // socket to take more when it is full, until the pipeline is done and all is out.
         DispatchQueue.global().async(group: group) {
             let connection = ClientConnection(id: ClientID(raw: 1), fd: daemonEnd)
             outbox.withLock { $0 = connection.outbox }
-            while !(done.load(ordering: .acquiring) && connection.outbox.count == 0) {
-                if !connection.flush(now: BootClock.now()) { break }
+            writing: while true {
+                wake.wait()
+                repeat {
+                    guard connection.flush(now: BootClock.now()) else { break writing }
+                    if connection.outbox.count > 0 {
+                        var writable = pollfd(fd: daemonEnd, events: Int16(POLLOUT), revents: 0)
+                        _ = poll(&writable, 1, 100)
+                    }
+                } while connection.outbox.count > 0
+                if done.load(ordering: .acquiring) && connection.outbox.count == 0 { break }
             }
             shutdown(daemonEnd, Int32(SHUT_WR))
         }
@@ -39,14 +51,17 @@ struct ClientOutboxTests {
         DispatchQueue.global().async(group: group) {
             var target: ClientOutbox?
             while target == nil { target = outbox.withLock { $0 } }
+            func post(_ message: ServerMessage) {
+                if target!.post(OutgoingMessage(message)) { wake.signal() }
+            }
             for n in 0..<replies {
-                let present = SensorState(available: n % 2 == 0, reason: "state \(n)")
-                _ = target!.post(OutgoingMessage(.availability(.gyroscope, present)))
-                _ = target!.post(OutgoingMessage(.sample(Sample(kind: .accelerometer, timestamp: Double(n), vector: Vector3(0, 0, -1)))))
-                _ = target!.post(OutgoingMessage(.calibration(accuracy: n % 3 == 0 ? .low : .high, calibrationNeeded: false)))
-                _ = target!.post(OutgoingMessage(.reply(id: n, .success(.unsubscribed))))
+                post(.availability(.gyroscope, SensorState(available: n % 2 == 0, reason: "state \(n)")))
+                post(.sample(Sample(kind: .accelerometer, timestamp: Double(n), vector: Vector3(0, 0, -1))))
+                post(.calibration(accuracy: n % 3 == 0 ? .low : .high, calibrationNeeded: false))
+                post(.reply(id: n, .success(.unsubscribed)))
             }
             done.store(true, ordering: .releasing)
+            wake.signal()
         }
 
         // The client: reads everything and parses every line.
