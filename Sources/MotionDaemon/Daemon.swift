@@ -12,6 +12,11 @@ import MotionProtocol
 /// `--duration`. SIGHUP reloads the configuration file. Under systemd it reports readiness,
 /// status and watchdog pings (sd_notify) and adopts a socket systemd passes (socket
 /// activation).
+///
+/// `@unchecked Sendable`: `server`, `printer` and `signals` are set once in ``run()`` before
+/// anything runs concurrently; `ending` and `running` are confined to the `lifecycle` queue
+/// (signals, `--count`, `--duration` and reloads all end up there). `make check-tsan` runs the
+/// daemon's tests (signals, reloads, counts) under ThreadSanitizer.
 public final class Daemon: @unchecked Sendable {
     /// What the daemon prints on standard output itself (besides serving the socket).
     public enum Printing: Sendable {

@@ -13,6 +13,10 @@ import MotionProtocol
 /// Sensors follow the subscriptions (R69): the source is asked for exactly the sensors they
 /// need, at the shortest interval any of them wants (clamped to 10–100 ms), and for nothing
 /// when nobody subscribes.
+///
+/// `@unchecked Sendable`: the mutable state below is confined to `queue` (every entry point
+/// submits to it; the source delivers on it), source (re)configuration to `control`; the rest
+/// is constant. `make check-tsan` holds it to that with the socket and daemon tests.
 final class Pipeline: @unchecked Sendable {
     let queue = DispatchQueue(label: "motiond.pipeline")
     /// Starts, updates and stops the source in order, off the pipeline queue (opening a
