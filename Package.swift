@@ -23,6 +23,9 @@ let package = Package(
         // Pure, deterministic motion model: no I/O, no C, no Dispatch.
         .target(name: "MotionCore"),
 
+        // One lock type for state threads share (see Lock.swift for why not Synchronization's).
+        .target(name: "MotionSync"),
+
         // System libraries, touched only by MotionIIO (and later the systemd glue).
         .systemLibrary(name: "CLibIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
@@ -33,7 +36,7 @@ let package = Package(
         .target(
             name: "MotionIIO",
             dependencies: [
-                "MotionCore", "CLibIIO", "CUDev",
+                "MotionCore", "MotionSync", "CLibIIO", "CUDev",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -53,7 +56,7 @@ let package = Package(
         .target(
             name: "MotionDaemon",
             dependencies: [
-                "MotionCore", "MotionIIO", "MotionProtocol", "CMalloc", "CSystemd",
+                "MotionCore", "MotionIIO", "MotionProtocol", "MotionSync", "CMalloc", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -76,7 +79,7 @@ let package = Package(
         .executableTarget(
             name: "motiond-rotate",
             dependencies: [
-                "MotionCore", "MotionProtocol", "MotionClient",
+                "MotionCore", "MotionProtocol", "MotionClient", "MotionSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -84,7 +87,7 @@ let package = Package(
         .executableTarget(
             name: "motionctl",
             dependencies: [
-                "MotionCore", "MotionProtocol", "MotionCommandLine", "MotionClient",
+                "MotionCore", "MotionProtocol", "MotionCommandLine", "MotionClient", "MotionSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -96,11 +99,11 @@ let package = Package(
         .testTarget(name: "MotionProtocolTests", dependencies: ["MotionCore", "MotionProtocol"]),
         .testTarget(
             name: "MotionDaemonTests",
-            dependencies: ["MotionCore", "MotionIIO", "MotionProtocol", "MotionDaemon", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["MotionCore", "MotionIIO", "MotionProtocol", "MotionDaemon", "MotionSync", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "MotionIIOTests",
-            dependencies: ["MotionCore", "MotionIIO", "MotionProtocol", "MotionClient", "CUMockdev"]
+            dependencies: ["MotionCore", "MotionIIO", "MotionProtocol", "MotionClient", "MotionSync", "CUMockdev"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,13 +1,13 @@
 import MotionProtocol
-import Synchronization
+import MotionSync
 
 /// The part of a client that two threads share: its bounded ``SendQueue``. The pipeline's
 /// thread puts messages in (``post(_:)``), the server's queue takes them out for writing
 /// (``takePending(now:)``) and says how much was written (``consume(_:)``). Everything is
-/// behind one lock, and messages taken for writing stay in the queue, untouched, until they
+/// behind one ``Lock``, and messages taken for writing stay in the queue, untouched, until they
 /// are consumed, so what the server writes is always whole lines in order, however the
 /// pipeline coalesces or drops meanwhile. Sendable as the compiler checks it: constants and a
-/// `Mutex`.
+/// ``Lock``.
 final class ClientOutbox: Sendable {
     let id: ClientID
 
@@ -18,7 +18,7 @@ final class ClientOutbox: Sendable {
         var flushScheduled = false
         var closed = false
     }
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// Messages taken for one write at most.
     static let writeBatch = 64

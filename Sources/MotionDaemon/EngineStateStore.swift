@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
 import Logging
-import Synchronization
+import MotionSync
 import MotionCore
 
 /// Keeps the motion engine's persistent state (gyroscope bias, magnetometer calibration,
@@ -27,7 +27,7 @@ final class EngineStateStore: Sendable {
         var lastSaveTime = -Double.infinity
         var savingDisabled = false
     }
-    private let record = Mutex(Record())
+    private let record = Lock(Record())
 
     init(path: String, minimumInterval: Double = 30, logger: Logger) {
         self.path = path

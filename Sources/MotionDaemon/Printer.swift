@@ -1,7 +1,7 @@
 import Dispatch
 import Glibc
 import MotionProtocol
-import Synchronization
+import MotionSync
 
 /// Writes the daemon's own subscriptions (`--print-samples`, `--print-motion`) to standard
 /// output, one line per message: JSON lines in the protocol's shapes or text for people. It
@@ -15,7 +15,7 @@ final class Printer: Sendable {
     private let queue = DispatchQueue(label: "motiond.stdout")
     /// Lines printed and whether output ended; only `queue` uses them (the lock costs nothing
     /// uncontended and lets the compiler check that).
-    private let progress = Mutex((printed: 0, done: false))
+    private let progress = Lock((printed: 0, done: false))
 
     init(json: Bool, count: Int?, countedLines: String, finish: @escaping @Sendable (String) -> Void) {
         self.json = json

@@ -3,7 +3,7 @@ import Glibc
 import Logging
 import MotionIIO
 import MotionProtocol
-import Synchronization
+import MotionSync
 
 /// The socket server: a stream Unix socket speaking protocol v1 (docs/PROTOCOL.md), on its own
 /// queue, `motiond.server`, so client I/O never runs on the pipeline (R9).
@@ -21,7 +21,7 @@ import Synchronization
 /// what it may receive; a configuration reload that changes what a connected client may
 /// receive disconnects it with a goodbye (a client reconnects and learns its new access).
 ///
-/// `@unchecked Sendable`: everything mutable but `outboxes` (behind its `Mutex`) is confined to
+/// `@unchecked Sendable`: everything mutable but `outboxes` (behind its `Lock`) is confined to
 /// `queue` — touched only in work submitted to it (sources, `async`, `sync`); the pipeline's
 /// thread calls ``deliver(_:)``, which reads `outboxes` alone. `make check-tsan` runs the
 /// socket tests (churn, chaos) under ThreadSanitizer to hold it to that.
@@ -36,7 +36,7 @@ final class SocketServer: @unchecked Sendable {
     private var acceptSource: DispatchSourceRead?
     private var acceptPaused = false
     /// The connected clients' send queues: the pipeline's thread fills them directly.
-    private let outboxes = Mutex<[ClientID: ClientOutbox]>([:])
+    private let outboxes = Lock<[ClientID: ClientOutbox]>([:])
     private var connections: [ClientID: ClientConnection] = [:]
     /// Watches half-closed clients that still subscribe for their final hang-up.
     private var hangUpTimer: DispatchSourceTimer?

@@ -1,5 +1,6 @@
 import CSystemd
 import Dispatch
+import MotionSync
 import Synchronization
 
 /// Tells systemd how the service is doing (sd_notify): `READY=1` once sensors are discovered
@@ -17,7 +18,7 @@ final class SystemdNotifier: Sendable {
     let watchdogInterval: Double?
     private let queue = DispatchQueue(label: "motiond.notify")
     private let pingPending = Atomic<Bool>(false)
-    private let pendingStatus = Mutex<String?>(nil)
+    private let pendingStatus = Lock<String?>(nil)
 
     init() {
         var microseconds: UInt64 = 0

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import MotionClient
 import MotionCore
-import Synchronization
+import MotionSync
 
 /// `motionctl client-bench`: what the MotionClient library adds on top of the socket. A private
 /// motiond on the simulated IMU; one `MotionManager` with device motion at 100 Hz pushed to a
@@ -26,7 +26,7 @@ struct ClientBench: ParsableCommand {
 
     /// What the handlers saw, filled on their queues.
     private final class Tally: Sendable {
-        private let state = Mutex<(recording: Bool, latencies: [Double], pushed: Int, sequenced: Int, errors: [String])>((false, [], 0, 0, []))
+        private let state = Lock<(recording: Bool, latencies: [Double], pushed: Int, sequenced: Int, errors: [String])>((false, [], 0, 0, []))
         func start() { state.withLock { $0.recording = true } }
         func stop() { state.withLock { $0.recording = false } }
         func pushed(_ motion: DeviceMotion?, _ error: (any Error)?) {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MotionSync
 
 /// What a finished command printed and how it ended.
 struct CommandResult: Sendable {
@@ -56,7 +56,7 @@ struct CommandRunner: Sendable {
 
 /// Standard error of a running command, filled by the thread that drains it.
 private final class ErrorText: Sendable {
-    private let data = Mutex(Data())
+    private let data = Lock(Data())
 
     func set(_ data: Data) { self.data.withLock { $0 = data } }
     var text: String { data.withLock { String(decoding: $0, as: UTF8.self) } }

@@ -3,6 +3,7 @@ import Glibc
 import MotionCore
 import MotionIIO
 import MotionProtocol
+import MotionSync
 import Synchronization
 import Testing
 @testable import MotionDaemon
@@ -21,7 +22,7 @@ struct ClientOutboxTests {
         let (daemonEnd, clientEnd) = (fds[0], fds[1])
         defer { close(clientEnd) }
         let replies = 5_000
-        let outbox = Mutex<ClientOutbox?>(nil)
+        let outbox = Lock<ClientOutbox?>(nil)
         let done = Atomic<Bool>(false)
         let group = DispatchGroup()
 

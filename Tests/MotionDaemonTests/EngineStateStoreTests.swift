@@ -2,7 +2,7 @@ import FoundationEssentials
 import Glibc
 import Logging
 @testable import MotionCore
-import Synchronization
+import MotionSync
 import Testing
 @testable import MotionDaemon
 
@@ -140,7 +140,7 @@ struct EngineStateStoreTests {
 
 /// Keeps what a logger is given, to check what a person would read in the log.
 final class LogRecorder: Sendable {
-    private let entries = Mutex<[(Logger.Level, String)]>([])
+    private let entries = Lock<[(Logger.Level, String)]>([])
 
     var logger: Logger {
         Logger(label: "test") { _ in Handler(recorder: self) }

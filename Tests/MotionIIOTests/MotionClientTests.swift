@@ -3,7 +3,7 @@ import Foundation
 import MotionClient
 import MotionCore
 import MotionProtocol
-import Synchronization
+import MotionSync
 import Testing
 
 /// MotionClient against a real motiond (sim: and replay: sources): push on the caller's queue,
@@ -13,7 +13,7 @@ import Testing
 struct MotionClientTests {
     /// Values a handler saw, and on which queue.
     final class Recorder<Value: Sendable>: Sendable {
-        private let state = Mutex<(values: [Value], errors: [String], offQueue: Int)>(([], [], 0))
+        private let state = Lock<(values: [Value], errors: [String], offQueue: Int)>(([], [], 0))
         func add(_ value: Value?, _ error: (any Error)?, expected queue: OperationQueue) {
             state.withLock {
                 if OperationQueue.current !== queue { $0.offQueue += 1 }
@@ -136,7 +136,7 @@ struct MotionClientTests {
         let manager = MotionManager(socketPath: daemon.socket)
 
         final class Shakes: MotionResponder {
-            let phases = Mutex<[String]>([])
+            let phases = Lock<[String]>([])
             func motionBegan(_ motion: MotionEventSubtype, with event: MotionEvent?) { phases.withLock { $0.append("began") } }
             func motionEnded(_ motion: MotionEventSubtype, with event: MotionEvent?) { phases.withLock { $0.append("ended") } }
             func motionCancelled(_ motion: MotionEventSubtype, with event: MotionEvent?) { phases.withLock { $0.append("cancelled") } }
@@ -146,7 +146,7 @@ struct MotionClientTests {
         let shakes = manager.addMotionResponder(responder, queue: queue)
         let seen = Recorder<DeviceOrientation>()
         let observation = manager.observeOrientation(on: queue) { seen.add($0, nil, expected: queue) }
-        let notified = Mutex(0)
+        let notified = Lock(0)
         let token = NotificationCenter.default.addObserver(forName: MotionManager.orientationDidChangeNotification, object: manager, queue: nil) { _ in
             notified.withLock { $0 += 1 }
         }
