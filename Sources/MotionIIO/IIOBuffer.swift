@@ -6,8 +6,12 @@ import Synchronization
 /// `/dev/iio:deviceN`. Created after enabling channels; `close` destroys it, which disables
 /// the kernel buffer again. `refill` blocks up to the context timeout; `cancel` (from any
 /// thread) makes a blocked `refill` return. `refill` and `close` belong to one thread.
+// @unchecked: the lock orders `close` against `cancel` (iio_buffer_cancel is thread-safe), but
+// `refill`, `waitForData`, `step` and `offset` use the libiio buffer outside it so that a blocked
+// refill stays cancellable; they and `close` run on one thread at a time (BufferedReader's
+// setup on IIOSource's queue, then its reading thread), which the compiler cannot see.
 public final class IIOBuffer: @unchecked Sendable {
-    private let handle: Mutex<UnsafeSendable<OpaquePointer>?>
+    private let handle: Mutex<OpaquePointer?>
     public let device: IIODevice
 
     /// Opens the buffer with room for `samples` scans per refill and a kernel buffer of
@@ -19,7 +23,7 @@ public final class IIOBuffer: @unchecked Sendable {
         guard let buffer = iio_device_create_buffer(device.pointer, samples, false) else {
             throw IIOError(code: errno == 0 ? EIO : errno, operation: "open buffer of \(device)")
         }
-        handle = Mutex(UnsafeSendable(buffer))
+        handle = Mutex(buffer)
         self.device = device
     }
 
@@ -27,12 +31,12 @@ public final class IIOBuffer: @unchecked Sendable {
         close()
     }
 
-    private var pointer: OpaquePointer? { handle.withLock { $0?.value } }
+    private var pointer: OpaquePointer? { handle.withLock { $0 } }
 
     /// Destroys the buffer (the kernel buffer is disabled); later calls do nothing.
     public func close() {
         handle.withLock { current in
-            if let buffer = current?.value { iio_buffer_destroy(buffer) }
+            if let buffer = current { iio_buffer_destroy(buffer) }
             current = nil
         }
     }
@@ -40,7 +44,7 @@ public final class IIOBuffer: @unchecked Sendable {
     /// Makes a blocked or future `refill` return with an error; safe from any thread.
     public func cancel() {
         handle.withLock { current in
-            if let buffer = current?.value { iio_buffer_cancel(buffer) }
+            if let buffer = current { iio_buffer_cancel(buffer) }
         }
     }
 
