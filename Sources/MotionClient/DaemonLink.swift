@@ -5,6 +5,8 @@ import MotionProtocol
 /// One connection to motiond that keeps itself up: it connects (and while the daemon is away,
 /// tries again after 0.05 s, doubling up to 2 s), reads the hello, hands every message on, and
 /// matches replies to requests. Everything runs on `queue`, including the events it reports.
+// @unchecked: every `var` (and `report`) is confined to `queue`: its owner, MotionManager, calls
+// it only there, and its read source and retry timer run there; the compiler cannot see that.
 final class DaemonLink: @unchecked Sendable {
     /// What the owner learns.
     enum Event {

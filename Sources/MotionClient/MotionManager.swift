@@ -16,6 +16,8 @@ import MotionProtocol
 /// Units and conventions are Core Motion's (docs/PROTOCOL.md): acceleration in G with gravity's
 /// sign (lying face up reads z ≈ −1), rotation rate in rad/s, magnetic field in µT, timestamps
 /// in seconds since boot, the device frame +x right, +y up the screen, +z out of it.
+// @unchecked: every `var` is confined to `queue` (the public API enters it with `sync` or
+// `async`, the link reports on it, consumers are called on it), which the compiler cannot see.
 public final class MotionManager: @unchecked Sendable {
     /// The process's manager, on `$MOTIOND_SOCKET` or `/run/motiond/motiond.sock`.
     public static let shared = MotionManager()

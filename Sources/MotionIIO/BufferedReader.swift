@@ -15,7 +15,7 @@ import Synchronization
 /// one refill under a 500 ms timeout, whose scans are kept and delivered first). Any failure there is a ``Fallback`` and the caller polls
 /// instead. Teardown (on `stop`) destroys the buffer (disabling it) and detaches a trigger it
 /// attached. Reading runs on a dedicated thread blocked in `iio_buffer_refill`.
-final class BufferedReader: DeviceReader, @unchecked Sendable {
+final class BufferedReader: DeviceReader {
     /// Why the buffer cannot be used; the sentence is logged and shown in the sensor's status.
     enum Fallback: Error, CustomStringConvertible {
         case busy(String)
@@ -49,8 +49,8 @@ final class BufferedReader: DeviceReader, @unchecked Sendable {
     private let timestamp: (channel: IIOChannel, offset: Int)?
     private let enabled: [IIOChannel]
     private let stopping = Atomic<Bool>(false)
-    /// Samples read while probing, delivered when reading starts.
-    private var pending: [Sample] = []
+    /// Samples read while probing (during init), delivered when reading starts.
+    private let pending = Mutex<[Sample]>([])
     private let finished = DispatchSemaphore(value: 0)
 
     /// Sets up the buffer and probes it; throws a ``Fallback`` when polling must be used.
@@ -142,7 +142,10 @@ final class BufferedReader: DeviceReader, @unchecked Sendable {
             context.setTimeout(Self.probeTimeout)
             defer { context.setTimeout(context.timeout) }
             do {
-                try buffer.refill { scan in pending += decode(scan) }
+                try buffer.refill { scan in
+                    let samples = decode(scan)
+                    pending.withLock { $0 += samples }
+                }
                 return true
             } catch where error.isTimeout {
                 return false
@@ -166,8 +169,11 @@ final class BufferedReader: DeviceReader, @unchecked Sendable {
     }
 
     private func run() {
-        pending.forEach { output.emit(.sample($0)) }
-        pending = []
+        let probed = pending.withLock { pending in
+            defer { pending = [] }
+            return pending
+        }
+        probed.forEach { output.emit(.sample($0)) }
         var episode = FaultEpisode()
         var failingSince: Double?
         while !stopping.load(ordering: .acquiring) {
@@ -239,10 +245,9 @@ final class BufferedReader: DeviceReader, @unchecked Sendable {
         return clock
     }
 
-    private var tornDown = false
+    private let tornDown = Atomic<Bool>(false)
     private func teardown() {
-        guard !tornDown else { return }
-        tornDown = true
+        guard !tornDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
         buffer.close()
         enabled.forEach { $0.disable() }
         if attachedTrigger {

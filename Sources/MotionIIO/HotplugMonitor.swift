@@ -1,19 +1,22 @@
 import CUDev
 import Dispatch
 import Glibc
+import Synchronization
 
 /// Watches udev for IIO devices being added or removed and reports each event on a queue.
 ///
 /// It listens on the udev netlink group (events after udev rules ran, so hwdb properties are in
 /// place), filtered to the `iio` subsystem.
-public final class HotplugMonitor: @unchecked Sendable {
+public final class HotplugMonitor: Sendable {
     /// One uevent: `add`, `remove`, `change`, … for a device such as `iio:device0`.
     public struct Event: Sendable {
         public var action: String
         public var sysname: String
     }
 
-    private let source: DispatchSourceRead
+    /// Behind a lock only because Dispatch's source protocols are not `Sendable` on Linux; it
+    /// is touched once more, to cancel it in `deinit`.
+    private let source: Mutex<any DispatchSourceRead>
 
     /// Starts monitoring; `handler` runs on `queue`. Returns `nil` when udev is unavailable
     /// (no netlink, e.g. inside some containers): hot-plug then relies on rescans.
@@ -30,11 +33,11 @@ public final class HotplugMonitor: @unchecked Sendable {
             return nil
         }
         let fd = udev_monitor_get_fd(monitor)
-        source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        let monitorPointer = UnsafeSendable(monitor)
-        let udevPointer = UnsafeSendable(udev)
+        // The udev handles are used only by the source's handlers, which Dispatch runs one at a
+        // time on `queue` (the cancel handler last).
+        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler {
-            while let device = udev_monitor_receive_device(monitorPointer.value) {
+            while let device = udev_monitor_receive_device(monitor) {
                 defer { udev_device_unref(device) }
                 guard let action = udev_device_get_action(device), let name = udev_device_get_sysname(device) else { continue }
                 handler(Event(action: String(cString: action), sysname: String(cString: name)))
@@ -42,20 +45,14 @@ public final class HotplugMonitor: @unchecked Sendable {
         }
         // The netlink socket may close only once Dispatch has let go of its descriptor.
         source.setCancelHandler {
-            udev_monitor_unref(monitorPointer.value)
-            udev_unref(udevPointer.value)
+            udev_monitor_unref(monitor)
+            udev_unref(udev)
         }
         source.resume()
+        self.source = Mutex(source)
     }
 
     deinit {
-        source.cancel()
+        source.withLock { $0.cancel() }
     }
-}
-
-/// Carries a value the compiler cannot prove Sendable across a closure boundary; used only for
-/// C handles whose owner serialises all access.
-struct UnsafeSendable<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
 }

@@ -6,8 +6,11 @@ import Glibc
 /// `local:` reads this machine's sysfs and `/dev/iio:deviceN`; `ip:HOST[:PORT]` talks to an
 /// iiod server. A local context is a snapshot: devices added later need a new context.
 /// The object owns the C context and destroys it when the last reference goes; devices and
-/// channels keep their context alive. libiio contexts may be used from several threads as
-/// long as each device is driven from one thread at a time, which is how readers use them.
+/// channels keep their context alive.
+// @unchecked: `pointer` is a libiio context, which the compiler cannot check; a context is
+// discovered on IIOSource's queue and then shared by readers, each driving only its own device
+// (PollingReader's queue, BufferedReader's thread); context-wide calls after discovery
+// (`setTimeout` in a network buffer probe) come only from IIOSource's queue.
 public final class IIOContext: @unchecked Sendable {
     let pointer: OpaquePointer
     /// The URI the context was created from.

@@ -8,6 +8,10 @@ import Glibc
 /// Device-level attributes (`sampling_frequency`, `in_scale`, `mount_matrix`,
 /// `current_timestamp_clock`) are read here by name; channel attributes (separate and shared by
 /// type) through ``IIOChannel``: iiod only serves each through its own call.
+// @unchecked: `pointer` is a libiio device (owned by `context`), which the compiler cannot
+// check; a device is driven from one place at a time: IIOSource's queue while it is discovered
+// and set up, then only by the one reader it is given (PollingReader's queue, or BufferedReader's
+// thread until teardown).
 public struct IIODevice: @unchecked Sendable, CustomStringConvertible {
     let pointer: OpaquePointer
     /// Keeps the C context (and so `pointer`) alive.

@@ -10,6 +10,9 @@ import MotionCore
 /// gone makes its kinds unavailable, and a udev `add` (or a retry, with backoff, for network
 /// contexts and failing devices) picks them up again. All bookkeeping runs on one serial
 /// queue; readers run on their own queues or threads.
+// @unchecked: the `var`s below are confined to `queue` (start, update and stop enter it with
+// `sync`; the udev monitor, retry timer and readers' loss reports run on it), which the
+// compiler cannot see; moving them into a lock would hold it across the blocking reader stops.
 public final class IIOSource: MotionSource, @unchecked Sendable {
     public let uri: String
     private let discovery: SensorDiscovery
