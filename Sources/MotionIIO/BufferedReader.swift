@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import Logging
 import MotionCore
+import MotionSync
 import Synchronization
 
 /// Reads a device through its kernel buffer (`/dev/iio:deviceN`) with libiio: every scan, in
@@ -50,7 +51,7 @@ final class BufferedReader: DeviceReader {
     private let enabled: [IIOChannel]
     private let stopping = Atomic<Bool>(false)
     /// Samples read while probing (during init), delivered when reading starts.
-    private let pending = Mutex<[Sample]>([])
+    private let pending = Lock<[Sample]>([])
     private let finished = DispatchSemaphore(value: 0)
 
     /// Sets up the buffer and probes it; throws a ``Fallback`` when polling must be used.

@@ -1,7 +1,7 @@
 import CUDev
 import Dispatch
 import Glibc
-import Synchronization
+import MotionSync
 
 /// Watches udev for IIO devices being added or removed and reports each event on a queue.
 ///
@@ -16,7 +16,7 @@ public final class HotplugMonitor: Sendable {
 
     /// Behind a lock only because Dispatch's source protocols are not `Sendable` on Linux; it
     /// is touched once more, to cancel it in `deinit`.
-    private let source: Mutex<any DispatchSourceRead>
+    private let source: Lock<any DispatchSourceRead>
 
     /// Starts monitoring; `handler` runs on `queue`. Returns `nil` when udev is unavailable
     /// (no netlink, e.g. inside some containers): hot-plug then relies on rescans.
@@ -49,7 +49,7 @@ public final class HotplugMonitor: Sendable {
             udev_unref(udev)
         }
         source.resume()
-        self.source = Mutex(source)
+        self.source = Lock(source)
     }
 
     deinit {

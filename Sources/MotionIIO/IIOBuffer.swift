@@ -1,20 +1,18 @@
 import CLibIIO
 import Glibc
+import MotionSync
 
 /// A libiio capture buffer on one device: the enabled channels' scans read from
 /// `/dev/iio:deviceN`. Created after enabling channels; `close` destroys it, which disables
 /// the kernel buffer again. `refill` blocks up to the context timeout; `cancel` (from any
 /// thread) makes a blocked `refill` return. `refill` and `close` belong to one thread.
-// @unchecked: `lock` orders `close` against `cancel` (iio_buffer_cancel is thread-safe), but
+// @unchecked: `handle`'s lock orders `close` against `cancel` (iio_buffer_cancel is thread-safe), but
 // `refill`, `waitForData`, `step` and `offset` use the libiio buffer outside it so that a blocked
 // refill stays cancellable; they and `close` run on one thread at a time (BufferedReader's
 // setup on IIOSource's queue, then its reading thread), which the compiler cannot see.
 public final class IIOBuffer: @unchecked Sendable {
-    /// Guards `handle`. A pthread mutex, not `Synchronization.Mutex`: ThreadSanitizer cannot see
-    /// a contended `Mutex` on Linux (its slow path is a futex in uninstrumented code) and reported
-    /// `cancel` then `close` as a race.
-    private let lock: UnsafeMutablePointer<pthread_mutex_t>
-    private var handle: OpaquePointer?
+    /// The libiio buffer until `close`.
+    private let handle: Lock<OpaquePointer?>
     public let device: IIODevice
 
     /// Opens the buffer with room for `samples` scans per refill and a kernel buffer of
@@ -26,29 +24,19 @@ public final class IIOBuffer: @unchecked Sendable {
         guard let buffer = iio_device_create_buffer(device.pointer, samples, false) else {
             throw IIOError(code: errno == 0 ? EIO : errno, operation: "open buffer of \(device)")
         }
-        lock = .allocate(capacity: 1)
-        pthread_mutex_init(lock, nil)
-        handle = buffer
+        handle = Lock(buffer)
         self.device = device
     }
 
     deinit {
         close()
-        pthread_mutex_destroy(lock)
-        lock.deallocate()
     }
 
-    private func locked<T>(_ body: (inout OpaquePointer?) -> T) -> T {
-        pthread_mutex_lock(lock)
-        defer { pthread_mutex_unlock(lock) }
-        return body(&handle)
-    }
-
-    private var pointer: OpaquePointer? { locked { $0 } }
+    private var pointer: OpaquePointer? { handle.withLock { $0 } }
 
     /// Destroys the buffer (the kernel buffer is disabled); later calls do nothing.
     public func close() {
-        locked { current in
+        handle.withLock { current in
             if let buffer = current { iio_buffer_destroy(buffer) }
             current = nil
         }
@@ -56,7 +44,7 @@ public final class IIOBuffer: @unchecked Sendable {
 
     /// Makes a blocked or future `refill` return with an error; safe from any thread.
     public func cancel() {
-        locked { current in
+        handle.withLock { current in
             if let buffer = current { iio_buffer_cancel(buffer) }
         }
     }

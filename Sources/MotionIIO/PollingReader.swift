@@ -1,7 +1,7 @@
 import Dispatch
 import Logging
 import MotionCore
-import Synchronization
+import MotionSync
 
 /// Reads a device's `_raw` sysfs attributes on a timer at the requested period and stamps each
 /// reading with CLOCK_BOOTTIME. Runs on its own serial queue, so a slow device (HID sensor
@@ -17,7 +17,7 @@ final class PollingReader: DeviceReader {
     private let logger: Logger
     private let queue: DispatchQueue
     /// Used only on `queue`, so the lock is never contended; it lets the compiler check that.
-    private let state: Mutex<State>
+    private let state: Lock<State>
 
     private struct State {
         var timer: DispatchSourceTimer?
@@ -31,7 +31,7 @@ final class PollingReader: DeviceReader {
         self.device = device
         self.sensors = sensors
         channels = sensors.map { sensor in sensor.axes.compactMap { device.inputChannel($0.id) } }
-        state = Mutex(State(episodes: Array(repeating: FaultEpisode(), count: sensors.count)))
+        state = Lock(State(episodes: Array(repeating: FaultEpisode(), count: sensors.count)))
         self.period = period
         self.output = output
         self.logger = logger

@@ -1,6 +1,6 @@
 import Dispatch
 import MotionCore
-import Synchronization
+import MotionSync
 
 /// `sim:` — the deterministic ``SimulatedIMU`` (accelerometer, gyroscope, magnetometer) played
 /// in real time: each requested kind has its own period and its samples lie on an even grid
@@ -14,9 +14,9 @@ import Synchronization
 public final class SimulatedSource: MotionSource {
     public let uri = "sim:"
     private let queue = DispatchQueue(label: "motiond.sim", attributes: .initiallyInactive)
-    private let activated = Mutex(false)
+    private let activated = Lock(false)
     /// Used only on `queue`, so the lock is never contended; it lets the compiler check that.
-    private let state: Mutex<State>
+    private let state: Lock<State>
 
     private struct State {
         var imu: SimulatedIMU
@@ -35,7 +35,7 @@ public final class SimulatedSource: MotionSource {
     }
 
     public init(imu: SimulatedIMU = SimulatedIMU()) {
-        state = Mutex(State(imu: imu))
+        state = Lock(State(imu: imu))
     }
 
     deinit {
