@@ -46,6 +46,10 @@ public enum ConfigurationFile {
         if let (line, problem) = forbiddenCharacter(in: text) {
             throw ConfigurationError(file: file, line: line, key: lines.name(atLine: line), message: problem)
         }
+        if let line = TOMLNesting.firstExcess(in: text) {
+            throw ConfigurationError(file: file, line: line, key: lines.name(atLine: line),
+                                     message: "arrays and tables nest deeper than \(TOMLNesting.limit) levels")
+        }
         let document: TOMLTable
         do {
             document = try TOMLTable(string: text)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import FoundationEssentials
+import Glibc
 import Logging
 import MotionCommandLine
 import MotionCore
@@ -27,6 +28,13 @@ struct Motiond: ParsableCommand {
 
     @Flag(help: "Read no configuration file: built-in defaults and the options given.")
     var noConfig = false
+
+    @Flag(help: "Check the configuration file and exit: 0 when motiond can use it, 78 (EX_CONFIG) and the reason when not.")
+    var checkConfig = false
+
+    /// What ConfigurationPreflight runs: the file read in a process of its own, nothing else.
+    @Flag(help: .hidden)
+    var parseConfig = false
 
     @Option(help: "Where samples come from: local: (default), ip:HOST[:PORT], sim:, replay:FILE.csv.")
     var source: String?
@@ -89,6 +97,7 @@ struct Motiond: ParsableCommand {
             throw ValidationError("--state-save-interval must be a positive number of seconds")
         }
         if noConfig && config != nil { throw ValidationError("--config and --no-config exclude each other") }
+        if noConfig && checkConfig { throw ValidationError("--check-config and --no-config exclude each other") }
         if let printMotion, AttitudeReferenceFrame(name: printMotion) == nil {
             throw ValidationError("--print-motion \(printMotion): expected one of \(AttitudeReferenceFrame.named.map(\.name).joined(separator: ", "))")
         }
@@ -99,6 +108,14 @@ struct Motiond: ParsableCommand {
     func run() throws {
         logTarget.bootstrap(level: logLevel)
         let logger = Logger(label: "motiond")
+        if parseConfig {
+            do {
+                _ = try ConfigurationFile.load(config)
+                return
+            } catch {
+                throw ExitCode(78)
+            }
+        }
 
         var overrides = CommandLineOverrides()
         let modelDate: Date?
@@ -120,6 +137,9 @@ struct Motiond: ParsableCommand {
         // The file is read again, with the same overrides, on every reload.
         let file = config
         let reread: (@Sendable () throws(ConfigurationError) -> DaemonConfiguration)? = noConfig ? nil : { @Sendable [overrides] () throws(ConfigurationError) in
+            // A file the TOML library might abort on is read by a child first.
+            let path = file ?? ConfigurationFile.defaultPath
+            if access(path, F_OK) == 0 { try ConfigurationPreflight.check(path) }
             var configuration = try ConfigurationFile.load(file)
             overrides.apply(to: &configuration)
             return configuration
@@ -132,8 +152,12 @@ struct Motiond: ParsableCommand {
                 overrides.apply(to: &configuration)
             }
         } catch {
-            logger.critical("cannot start with this configuration: \(error)")
+            logger.critical("\(checkConfig ? "" : "cannot start with this configuration: ")\(error)")
             throw ExitCode(78) // EX_CONFIG
+        }
+        if checkConfig {
+            print("\(config ?? ConfigurationFile.defaultPath): OK")
+            return
         }
 
         let uri = configuration.source

@@ -268,6 +268,8 @@ struct ConfigurationTests {
                 line: 2, key: "sensors", message: "nest"),
         BadFile(what: "inline tables nested 10,000 deep", text: "source = \"sim:\"\naccess = " + String(repeating: "{ a = ", count: 10_000) + "\n",
                 line: 2, key: "access", message: "nest"),
+        BadFile(what: "arrays nested 33 deep (32 is the limit)", text: "source = \"sim:\"\n# [[[[ not counted\nsensors = " + String(repeating: "[", count: 33) + "\n",
+                line: 3, key: "sensors", message: "nest deeper than 32 levels"),
         BadFile(what: "an unknown array of tables", text: "source = \"sim:\"\n\n[[mount-matrixes]]\nkind = \"gyroscope\"\n",
                 line: 3, key: "mount-matrixes", message: "unknown array of tables; the top level has"),
         BadFile(what: "an unknown table by a dotted header", text: "source = \"sim:\"\n\n[foo.bar.baz]\nx = 1\n",
@@ -310,6 +312,18 @@ struct ConfigurationTests {
         #expect(error.message.contains(bad.message), "\(error)")
         let place = [Self.file + (bad.line.map { ":\($0)" } ?? "")] + (bad.key.map { [$0] } ?? [])
         #expect(error.description == (place + [error.message]).joined(separator: ": "), "\(error)")
+    }
+
+    @Test("nesting is counted in values only: brackets in strings of every kind and in comments do not count")
+    func nestingScan() {
+        let deep = String(repeating: "[", count: 40)
+        let quiet = [
+            "a = \"\(deep)\"", "a = '\(deep)'", "a = \"\"\"\n\(deep)\n\"\"\"", "a = '''\n\(deep)\n'''", "# \(deep)",
+            "a = \"\\\"\(deep)\"", "[[mount-matrix]]\nmatrix = \"1, 0, 0; 0, 1, 0; 0, 0, 1\"",
+        ]
+        for text in quiet { #expect(TOMLNesting.firstExcess(in: text) == nil, "\(text)") }
+        #expect(TOMLNesting.firstExcess(in: "a = \"x\"\nb = '''\n'''\nc = " + String(repeating: "[", count: 32) + String(repeating: "]", count: 32)) == nil)
+        #expect(TOMLNesting.firstExcess(in: "a = \"x\"\nb = '''\n'''\nc = " + String(repeating: "{ d = [", count: 17)) == 4)
     }
 
     @Test("every detector parameter is checked against its documented range, its bounds included or not as documented")

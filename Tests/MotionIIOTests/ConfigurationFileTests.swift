@@ -28,6 +28,39 @@ struct ConfigurationFileTests {
         #expect(missing.stderr.contains("none.toml: no such file"), "\(missing.stderr)")
     }
 
+    @Test("files the TOML library aborts on (fuzz findings) are refused with exit 78 at start and by --check-config, and a reload to one keeps the daemon running")
+    func parserAborts() async throws {
+        let directory = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("motiond.toml").path
+        let socket = directory.appendingPathComponent("motiond.sock").path
+        // Each makes toml++ (TOMLKit 0.6.0) fail an assertion and abort the process reading it.
+        for text in ["source = \"sim:\"\nsensors = [}\n", "[.]\n", "\u{FEFF}[:]\n"] {
+            try text.write(toFile: config, atomically: true, encoding: .utf8)
+            let start = try await Emulation.run([Emulation.motiond, "--config", config, "--source", "sim:", "--socket", socket])
+            #expect(start.status == 78, "\(text.debugDescription): \(start.stderr)")
+            #expect(start.stderr.contains("cannot start with this configuration: \(config): the TOML parser crashed on this file"), "\(start.stderr)")
+            let check = try await Emulation.run([Emulation.motiond, "--check-config", "--config", config])
+            #expect(check.status == 78)
+            #expect(check.stderr.contains("\(config): the TOML parser crashed on this file"), "\(check.stderr)")
+        }
+        try "source = \"sim:\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let good = try await Emulation.run([Emulation.motiond, "--check-config", "--config", config])
+        #expect(good.status == 0)
+        #expect(good.stdout == "\(config): OK\n")
+
+        let daemon = try ServedDaemon([], configuration: "source = \"sim:\"\n")
+        defer { _ = daemon.stop() }
+        let client = try await daemon.connect()
+        try "source = \"sim:\"\nsensors = [}\n".write(toFile: daemon.configurationPath, atomically: true, encoding: .utf8)
+        kill(daemon.process.pid, SIGHUP)
+        #expect(await daemon.process.wait(timeout: 10) { $0.stderr.contains("configuration not reloaded, the one in use stays: \(daemon.configurationPath): the TOML parser crashed on this file") },
+                "\(daemon.process.stderr.suffix(1500))")
+        try await client.send(#"{"op":"status","id":1}"#)
+        #expect(try await client.reply(1)?["ok"] as? Bool == true, "still serving")
+        #expect(daemon.process.isRunning)
+    }
+
     @Test("a replay trace the file names that is missing or no trace: exit 78 (EX_CONFIG) naming the file and source")
     func badReplaySource() async throws {
         let directory = try Emulation.temporaryDirectory()
