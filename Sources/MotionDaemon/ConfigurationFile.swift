@@ -47,7 +47,9 @@ public enum ConfigurationFile {
             throw ConfigurationError(file: file, line: line, key: lines.name(atLine: line), message: problem)
         }
         if let line = TOMLNesting.firstExcess(in: text) {
-            throw ConfigurationError(file: file, line: line, key: lines.name(atLine: line),
+            // Only the key's first part: the rest may be thousands long.
+            let key = lines.name(atLine: line)?.split(separator: ".").first.map(String.init)
+            throw ConfigurationError(file: file, line: line, key: key,
                                      message: "arrays and tables nest deeper than \(TOMLNesting.limit) levels")
         }
         let document: TOMLTable

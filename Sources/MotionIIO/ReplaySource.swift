@@ -19,6 +19,9 @@ import MotionCore
 /// than the row before, is a discontinuity: it is replayed as a pause of
 /// ``discontinuityPause`` and logged, and the replay goes on from the new time, so timestamps
 /// keep increasing and nothing sleeps through an absurd gap.
+// @unchecked: the `var`s below are confined to `queue` (start, update and stop enter it; its
+// timer and the reading run on it), which the compiler cannot see; `make check-tsan` runs the
+// replay tests.
 public final class ReplaySource: MotionSource, @unchecked Sendable {
     public enum Pacing: Sendable {
         case realtime

@@ -4,6 +4,7 @@ import Glibc
 import MotionCore
 import MotionIIO
 import Testing
+import MotionSync
 
 /// CLOCK_BOOTTIME in seconds, read by the test itself (not through `BootClock`).
 private func replayTestBootTime() -> Double {
@@ -13,17 +14,16 @@ private func replayTestBootTime() -> Double {
 }
 
 /// Every event a source delivered, with the boot time at which the handler saw it.
-private final class ReplayEventLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var entries: [(event: SourceEvent, arrival: Double)] = []
+private final class ReplayEventLog: Sendable {
+    private let entries = Lock<[(event: SourceEvent, arrival: Double)]>([])
 
     func append(_ event: SourceEvent) {
         let arrival = replayTestBootTime()
-        lock.withLock { entries.append((event, arrival)) }
+        entries.withLock { $0.append((event, arrival)) }
     }
 
-    var events: [SourceEvent] { lock.withLock { entries.map(\.event) } }
-    var all: [(event: SourceEvent, arrival: Double)] { lock.withLock { entries } }
+    var events: [SourceEvent] { entries.withLock { $0.map(\.event) } }
+    var all: [(event: SourceEvent, arrival: Double)] { entries.withLock { $0 } }
 
     var samples: [Sample] {
         events.compactMap { if case .sample(let s) = $0 { return s } else { return nil } }
@@ -40,12 +40,11 @@ private final class ReplayEventLog: @unchecked Sendable {
 }
 
 /// What a replay's end handler was given, with the number of events delivered before it.
-private final class ReplayEndings: @unchecked Sendable {
-    private let lock = NSLock()
-    private var entries: [(summary: ReplaySource.Summary, eventsBefore: Int)] = []
+private final class ReplayEndings: Sendable {
+    private let entries = Lock<[(summary: ReplaySource.Summary, eventsBefore: Int)]>([])
 
-    func append(_ summary: ReplaySource.Summary, eventsBefore: Int = 0) { lock.withLock { entries.append((summary, eventsBefore)) } }
-    var all: [(summary: ReplaySource.Summary, eventsBefore: Int)] { lock.withLock { entries } }
+    func append(_ summary: ReplaySource.Summary, eventsBefore: Int = 0) { entries.withLock { $0.append((summary, eventsBefore)) } }
+    var all: [(summary: ReplaySource.Summary, eventsBefore: Int)] { entries.withLock { $0 } }
     var last: ReplaySource.Summary? { all.last?.summary }
 }
 

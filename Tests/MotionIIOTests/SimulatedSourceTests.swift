@@ -4,6 +4,7 @@ import Glibc
 import MotionCore
 import MotionIIO
 import Testing
+import MotionSync
 
 /// CLOCK_BOOTTIME in seconds, read by the test itself (not through `BootClock`).
 private func simTestBootTime() -> Double {
@@ -13,22 +14,21 @@ private func simTestBootTime() -> Double {
 }
 
 /// Every event a source delivered, with the boot time at which the handler saw it.
-private final class SimEventLog: @unchecked Sendable {
-    struct Entry {
+private final class SimEventLog: Sendable {
+    struct Entry: Sendable {
         var event: SourceEvent
         var arrival: Double
     }
 
-    private let lock = NSLock()
-    private var entries: [Entry] = []
+    private let entries = Lock<[Entry]>([])
 
     func append(_ event: SourceEvent) {
         let arrival = simTestBootTime()
-        lock.withLock { entries.append(Entry(event: event, arrival: arrival)) }
+        entries.withLock { $0.append(Entry(event: event, arrival: arrival)) }
     }
 
-    var all: [Entry] { lock.withLock { entries } }
-    var count: Int { lock.withLock { entries.count } }
+    var all: [Entry] { entries.withLock { $0 } }
+    var count: Int { entries.withLock { $0.count } }
 
     func samples(_ kind: SensorKind) -> [Sample] {
         all.compactMap { entry in

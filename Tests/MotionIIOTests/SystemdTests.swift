@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import MotionProtocol
 import Testing
+import MotionSync
 
 /// motiond as a systemd service: the unit files pass `systemd-analyze verify` without a single
 /// warning and `systemd-analyze security` under 2.0; the daemon reports READY/STATUS/WATCHDOG
@@ -84,6 +85,7 @@ struct SystemdTests {
     }
 
     /// A datagram socket standing in for systemd's notification socket.
+    // @unchecked: used by one test task at a time.
     final class NotifyReceiver: @unchecked Sendable {
         let path: String
         private let fd: Int32

@@ -1,3 +1,4 @@
+import MotionSync
 import Foundation
 
 /// Display servers and stand-in tools for the screen-rotation tests (`motiond-rotate`): a
@@ -37,7 +38,7 @@ enum Compositors {
 
 /// A sway of the test's own on wlroots' headless backend: one 1280×800 output `HEADLESS-1`, no
 /// input devices, no Xwayland, in a private runtime directory; stopped when released.
-final class HeadlessSway: @unchecked Sendable {
+final class HeadlessSway: Sendable {
     let runtimeDirectory: URL
     /// The IPC socket (`SWAYSOCK`).
     let socket: String
@@ -110,7 +111,7 @@ final class HeadlessSway: @unchecked Sendable {
 }
 
 /// An Xvfb of the test's own (1280×800), on a display number it picks itself (`-displayfd`).
-final class VirtualX: @unchecked Sendable {
+final class VirtualX: Sendable {
     /// `DISPLAY`, e.g. `:5`.
     let display: String
     private let process: RunningProcess
@@ -152,7 +153,7 @@ extension RunningProcess {
 /// Executables placed first on `PATH` that log each call (program and arguments, tab-separated,
 /// one line per call) and then run a test's shell snippet, to stand in for tools without a real
 /// peer here (hyprctl, kscreen-doctor, …).
-final class FakeTools: @unchecked Sendable {
+final class FakeTools: Sendable {
     let directory: URL
     private let logFile: URL
 

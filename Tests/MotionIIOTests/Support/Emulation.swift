@@ -1,3 +1,4 @@
+import MotionSync
 import Foundation
 import MotionIIO
 
@@ -145,6 +146,8 @@ struct TestFailure: Error, CustomStringConvertible {
 /// A child process whose output goes to temporary files, readable while it runs. Foundation
 /// starts it as the leader of its own process group, so `terminate` ends everything it spawned,
 /// even children that ignore SIGTERM (iiod does).
+// @unchecked: Foundation's Process is thread-safe for what is used here (isRunning, status,
+// signals, waitUntilExit); the output files are only read.
 final class RunningProcess: @unchecked Sendable {
     private let process = Process()
     private let outURL: URL

@@ -1,3 +1,4 @@
+import MotionSync
 import Foundation
 import Glibc
 import MotionProtocol
@@ -5,6 +6,7 @@ import MotionProtocol
 /// A client speaking the raw protocol to a running `motiond`: it writes request lines and
 /// reads JSON lines, nothing more (the daemon under test must stand on its own). Reading
 /// suspends between polls, so waiting never blocks the shared test threads.
+// @unchecked: a client is used by one test task at a time (never read from two at once).
 final class SocketClient: @unchecked Sendable {
     let fd: Int32
     private var pending: [UInt8] = []
