@@ -1,5 +1,7 @@
 import MotionSync
+import CUMockdev
 import Foundation
+import Glibc
 import MotionIIO
 
 /// Paths and process helpers for tests that run the real `motiond` binary against emulated
@@ -143,15 +145,20 @@ struct TestFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// A child process whose output goes to temporary files, readable while it runs. Foundation
-/// starts it as the leader of its own process group, so `terminate` ends everything it spawned,
-/// even children that ignore SIGTERM (iiod does).
-// @unchecked: Foundation's Process is thread-safe for what is used here (isRunning, status,
-// signals, waitUntilExit); the output files are only read.
-final class RunningProcess: @unchecked Sendable {
-    private let process = Process()
+/// A child process whose output goes to temporary files, readable while it runs. It leads a
+/// process group of its own, so `terminate` ends everything it spawned, even children that
+/// ignore SIGTERM (iiod does).
+///
+/// Started with posix_spawn and reaped here with waitpid: Foundation's `Process` could miss a
+/// child's exit when many run at once and then spin in `waitUntilExit` forever (seen with a
+/// zombie motiond, stalling the whole test run). The child gets no descriptor of the test
+/// process but its standard input (/dev/null), output and error.
+final class RunningProcess: Sendable {
+    let pid: Int32
     private let outURL: URL
     private let errURL: URL
+    /// The exit status once reaped: the exit code, or the signal's number when a signal ended it.
+    private let reaped = Lock<Int32?>(nil)
 
     init(_ command: [String], environment: [String: String]? = nil) throws {
         let dir = FileManager.default.temporaryDirectory
@@ -159,13 +166,36 @@ final class RunningProcess: @unchecked Sendable {
         errURL = dir.appendingPathComponent("motiond-err-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = command
-        process.environment = environment ?? Self.plainEnvironment
-        process.standardOutput = try FileHandle(forWritingTo: outURL)
-        process.standardError = try FileHandle(forWritingTo: errURL)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outURL.path, O_WRONLY | O_APPEND, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, errURL.path, O_WRONLY | O_APPEND, 0)
+        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setpgroup(&attributes, 0)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGUSR1, SIGUSR2] { sigaddset(&defaults, signal) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        // /usr/bin/env finds the command on PATH.
+        var argv: [UnsafeMutablePointer<CChar>?] = (["/usr/bin/env"] + command).map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        var envp: [UnsafeMutablePointer<CChar>?] = (environment ?? Self.plainEnvironment).map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for variable in envp { free(variable) } }
+        var child: pid_t = 0
+        let result = posix_spawn(&child, "/usr/bin/env", &actions, &attributes, &argv, &envp)
+        guard result == 0 else { throw TestFailure("cannot start \(command.joined(separator: " ")): \(String(cString: strerror(result)))") }
+        pid = child
     }
 
     /// This process's environment without umockdev's variables: a child sees the real system
@@ -183,29 +213,49 @@ final class RunningProcess: @unchecked Sendable {
         try? FileManager.default.removeItem(at: errURL)
     }
 
-    var isRunning: Bool { process.isRunning }
-    var status: Int32 { process.terminationStatus }
-    var pid: Int32 { process.processIdentifier }
+    /// The exit status if the child has ended (reaping it), nil while it runs.
+    private func poll() -> Int32? {
+        reaped.withLock { status in
+            if status == nil {
+                var raw: Int32 = 0
+                if waitpid(pid, &raw, WNOHANG) == pid {
+                    // WIFEXITED/WEXITSTATUS/WTERMSIG, which Glibc's module does not import.
+                    status = raw & 0x7f == 0 ? (raw >> 8) & 0xff : raw & 0x7f
+                }
+            }
+            return status
+        }
+    }
+
+    /// Blocks until the child has ended; its status.
+    private func waitForExit() -> Int32 {
+        while true {
+            if let status = poll() { return status }
+            usleep(5_000)
+        }
+    }
+
+    var isRunning: Bool { poll() == nil }
+    /// The exit code, or the number of the signal that ended it; -1 while it runs.
+    var status: Int32 { poll() ?? -1 }
     var stdout: String { (try? String(contentsOf: outURL, encoding: .utf8)) ?? "" }
     var stderr: String { (try? String(contentsOf: errURL, encoding: .utf8)) ?? "" }
-    var output: ProcessOutput { ProcessOutput(status: isRunning ? -1 : status, stdout: stdout, stderr: stderr) }
+    var output: ProcessOutput { ProcessOutput(status: status, stdout: stdout, stderr: stderr) }
 
     /// SIGTERM to the whole group, then SIGKILL after a grace period.
     func terminate() {
-        guard process.isRunning else { return }
-        let group = -process.processIdentifier
-        kill(group, SIGTERM)
+        guard isRunning else { return }
+        kill(-pid, SIGTERM)
         let deadline = Date().addingTimeInterval(3)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning { kill(group, SIGKILL) }
-        process.waitUntilExit()
+        while isRunning && Date() < deadline { usleep(20_000) }
+        if isRunning { kill(-pid, SIGKILL) }
+        _ = waitForExit()
     }
 
     /// Sends SIGTERM and waits for the exit status.
     func stop() -> Int32 {
-        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-        process.waitUntilExit()
-        return process.terminationStatus
+        if isRunning { kill(pid, SIGTERM) }
+        return waitForExit()
     }
 
     /// Polls the output until `condition` holds or `timeout` seconds pass.
