@@ -129,8 +129,13 @@ FUZZ_FLAGS          = -timeout=$(FUZZ_TIMEOUT) -print_final_stats=1
 
 fuzz-build: deps
 	@mkdir -p $(FUZZ_WORK)
-	@# gold's "Cannot export local symbol '__asan_…'" warnings (one per ASan helper) are dropped.
-	@$(SWIFT) build --package-path Fuzz --sanitize=fuzzer --sanitize=address > $(FUZZ_WORK)/build.log 2>&1; status=$$?; \
+	@# SwiftPM's --sanitize=fuzzer --sanitize=address hands swiftc two -sanitize= options, of
+	@# which swiftc keeps the last, in an order that varies from build to build: a target came
+	@# out without coverage, or without ASan. --sanitize=fuzzer keeps SwiftPM's fuzzer linking;
+	@# the one combined -sanitize= after it wins for Swift, -fsanitize=address adds ASan to C/C++
+	@# (TOMLKit's toml++). gold's "Cannot export local symbol '__asan_…'" warnings are dropped.
+	@$(SWIFT) build --package-path Fuzz --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=address \
+		> $(FUZZ_WORK)/build.log 2>&1; status=$$?; \
 		grep -v "Cannot export local symbol" $(FUZZ_WORK)/build.log; exit $$status
 
 fuzz: fuzz-build

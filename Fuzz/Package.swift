@@ -2,7 +2,8 @@
 // libFuzzer targets for motiond's parsers: one executable per parser, each defining
 // LLVMFuzzerTestOneInput. A package of its own, so the main package's `swift build` and
 // `swift test` never see the sanitizer flags. Build through the Makefile (`make fuzz`,
-// `make check-fuzz`), which passes `--sanitize=fuzzer --sanitize=address`; see README.md.
+// `make check-fuzz`), which passes the sanitizer flags (and says why they are spelled as they
+// are); see README.md.
 import PackageDescription
 
 /// One fuzz target: `Sources/<name>/<name>.swift`, linked against `dependencies`.
