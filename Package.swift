@@ -10,6 +10,8 @@ let package = Package(
         .executable(name: "motiond-rotate", targets: ["motiond-rotate"]),
         .library(name: "MotionClient", targets: ["MotionClient"]),
         .library(name: "MotionCore", targets: ["MotionCore"]),
+        // For the fuzz targets (Fuzz/): the configuration file parser.
+        .library(name: "MotionDaemon", targets: ["MotionDaemon"]),
         .library(name: "MotionIIO", targets: ["MotionIIO"]),
         .library(name: "MotionProtocol", targets: ["MotionProtocol"]),
     ],
