@@ -50,6 +50,9 @@ check: test-deps
 	# The compositors (headless sway, Xvfb) run on their own: beside the rest they starve
 	# the timing-sensitive hot-plug and socket tests of CPU on a two-core machine.
 	$(SWIFT) test --skip-build --filter RotateTests $(SWIFTFLAGS)
+	# Every fuzz target replays its committed corpus (past findings included); fuzzing for a
+	# while is check-fuzz's.
+	$(MAKE) check-fuzz FUZZ_CHECK_SECONDS=0
 
 test: check
 
@@ -130,7 +133,8 @@ clean:
 # libFuzzer targets for the parsers, in their own package (Fuzz/Package.swift) built with the
 # fuzzer and address sanitizers. `make fuzz` runs each for FUZZ_SECONDS, keeping what it
 # learns under FUZZ_WORK (not in the tree); `make check-fuzz` replays the committed corpus
-# (Fuzz/Corpus/<target>/) and fuzzes each target for FUZZ_CHECK_SECONDS. A crash, hang
+# (Fuzz/Corpus/<target>/) and fuzzes each target for FUZZ_CHECK_SECONDS (0: only the replay,
+# which make check runs). A crash, hang
 # (FUZZ_TIMEOUT seconds for one input) or leak stops the target with a non-zero exit, and
 # the input that caused it is left in FUZZ_WORK as <target>-crash-…, -timeout-… or -leak-….
 FUZZ_TARGETS       ?= FuzzClientRequest FuzzJSONValue FuzzLineFramer FuzzServerMessage FuzzConfiguration FuzzTraceReader FuzzSysfs
@@ -147,8 +151,8 @@ FUZZ_FLAGS          = -timeout=$(FUZZ_TIMEOUT) -print_final_stats=1
 # swiftc keeps the last, in an order that varies from build to build: targets came out without
 # coverage, or without ASan. --sanitize=fuzzer keeps SwiftPM's fuzzer linking; the combined
 # -sanitize= after it wins for Swift; -fsanitize=address adds ASan to C/C++ (TOMLKit's toml++).
-# NDEBUG turns off toml++'s assertions, which abort on some malformed TOML (an open finding,
-# Fuzz/README.md) and would end every FuzzConfiguration run there. gold's "Cannot export local
+# NDEBUG turns off toml++'s assertions, which abort on some malformed TOML (motiond reads its file
+# in a child first, Fuzz/README.md) and would end every FuzzConfiguration run there. gold's "Cannot export local
 # symbol '__asan_…'" warnings (one per ASan helper) are dropped from the output.
 FUZZ_BUILD          = $(SWIFT) build --package-path Fuzz --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address \
                       -Xcc -fsanitize=address -Xcc -DNDEBUG
@@ -172,12 +176,13 @@ fuzz: fuzz-build
 
 check-fuzz: fuzz-build
 	@for t in $(FUZZ_TARGETS); do \
-		echo "== $$t: committed corpus, then $(FUZZ_CHECK_SECONDS) s"; \
+		echo "== $$t: committed corpus$(if $(filter-out 0,$(FUZZ_CHECK_SECONDS)),, then $(FUZZ_CHECK_SECONDS) s)"; \
 		work=$$(mktemp -d $(FUZZ_WORK)/check-$$t-XXXXXX); \
 		$(FUZZ_ENV) $(FUZZ_BIN)/$$t $(FUZZ_FLAGS) -runs=0 -artifact_prefix=$$work/ Fuzz/Corpus/$$t > $$work/replay.log 2>&1 \
 			|| { cat $$work/replay.log; echo "$$t: the committed corpus fails; input in $$work"; exit 1; }; \
+		if [ "$(FUZZ_CHECK_SECONDS)" != 0 ]; then \
 		$(FUZZ_ENV) $(FUZZ_BIN)/$$t $(FUZZ_FLAGS) -max_total_time=$(FUZZ_CHECK_SECONDS) -artifact_prefix=$$work/ $$work Fuzz/Corpus/$$t > $$work/fuzz.log 2>&1 \
 			|| { cat $$work/fuzz.log; echo "$$t: fuzzing found a failure; input in $$work"; exit 1; }; \
-		grep -h "DONE" $$work/fuzz.log; \
+		grep -h "DONE" $$work/fuzz.log; fi; \
 		rm -rf $$work; \
 	done
