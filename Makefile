@@ -176,7 +176,7 @@ fuzz: fuzz-build
 
 check-fuzz: fuzz-build
 	@for t in $(FUZZ_TARGETS); do \
-		echo "== $$t: committed corpus$(if $(filter-out 0,$(FUZZ_CHECK_SECONDS)),, then $(FUZZ_CHECK_SECONDS) s)"; \
+		if [ "$(FUZZ_CHECK_SECONDS)" = 0 ]; then echo "== $$t: committed corpus"; else echo "== $$t: committed corpus, then $(FUZZ_CHECK_SECONDS) s"; fi; \
 		work=$$(mktemp -d $(FUZZ_WORK)/check-$$t-XXXXXX); \
 		$(FUZZ_ENV) $(FUZZ_BIN)/$$t $(FUZZ_FLAGS) -runs=0 -artifact_prefix=$$work/ Fuzz/Corpus/$$t > $$work/replay.log 2>&1 \
 			|| { cat $$work/replay.log; echo "$$t: the committed corpus fails; input in $$work"; exit 1; }; \
