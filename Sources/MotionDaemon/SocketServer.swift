@@ -243,10 +243,14 @@ final class SocketServer: @unchecked Sendable {
             client.framer.append(readBuffer[0..<count])
             processLines(client)
         } else if count == 0 {
-            // End of file: the client closed, or only shut down its sending side and still
-            // waits for replies (a half-close). Its requests are answered either way.
-            client.endInput()
-            processLines(client)
+            // End of file. A client that closed has nobody left to answer; one that only shut
+            // down its sending side (a half-close) still waits for its replies.
+            if client.hungUp {
+                disconnect(client, "closed the connection")
+            } else {
+                client.endInput()
+                processLines(client)
+            }
         } else if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
             disconnect(client, "read failed: \(String(cString: strerror(errno)))")
         }
@@ -364,7 +368,8 @@ final class SocketServer: @unchecked Sendable {
 
     private func flush(_ client: ClientConnection) {
         guard client.flush(now: BootClock.now()) else {
-            disconnect(client, "write failed: \(String(cString: strerror(errno)))")
+            let code = errno
+            disconnect(client, code == EPIPE || code == ECONNRESET ? "closed the connection" : "write failed: \(String(cString: strerror(code)))")
             return
         }
         if client.readPaused, client.resumeReadingIfPossible() {
