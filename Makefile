@@ -162,7 +162,7 @@ FUZZ_BUILD          = $(SWIFT) build --package-path Fuzz --sanitize=fuzzer -Xswi
 fuzz-build: deps
 	@mkdir -p $(FUZZ_WORK)
 	@$(FUZZ_BUILD) > $(FUZZ_WORK)/build.log 2>&1; status=$$?; \
-		grep -v "Cannot export local symbol" $(FUZZ_WORK)/build.log; exit $$status
+		grep -a -v "Cannot export local symbol" $(FUZZ_WORK)/build.log; exit $$status
 
 fuzz: fuzz-build
 	@for t in $(FUZZ_TARGETS); do \
