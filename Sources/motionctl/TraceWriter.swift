@@ -8,8 +8,9 @@ import MotionCore
 /// inverse of ``TraceReader``'s conversion: +9.81 m/s² on the up axis at rest), rotation rate
 /// in rad/s and magnetic field in µT unchanged.
 ///
-/// Rows: one per distinct sample timestamp, in time order. Samples of different sensors with
-/// the same timestamp (sensors sampled together, like the simulated IMU's) share a row; a
+/// Rows: one per distinct sample time at the trace's resolution (a microsecond), in time
+/// order. Samples of different sensors within the same microsecond (sensors sampled together,
+/// like the simulated IMU's, or sub-microsecond apart) share a row; a
 /// sensor with no sample at a row's time has `nan` in its columns, which readers skip for that
 /// row only, so a replay delivers every sensor's samples at exactly their own times and
 /// nothing else (a recording that starts or stops between the samples of one time has a partial
@@ -38,17 +39,19 @@ struct TraceWriter {
         guard let start = samples.map(\.timestamp).min() else { return ("", 0) }
         // Sensors arrive as separate messages; a stable sort restores one time line.
         let ordered = samples.enumerated().sorted { ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset) }.map(\.element)
-        var rows: [(time: Double, values: [SensorKind: Vector3])] = []
+        // Times as written: microseconds since the first sample. Two rows never print the same t.
+        var rows: [(microseconds: Double, values: [SensorKind: Vector3])] = []
         for sample in ordered {
-            if let last = rows.last, last.time == sample.timestamp, last.values[sample.kind] == nil {
+            let microseconds = ((sample.timestamp - start) * 1e6).rounded()
+            if let last = rows.last, last.microseconds == microseconds, last.values[sample.kind] == nil {
                 rows[rows.count - 1].values[sample.kind] = sample.vector
             } else {
-                rows.append((sample.timestamp, [sample.kind: sample.vector]))
+                rows.append((microseconds, [sample.kind: sample.vector]))
             }
         }
         var text = (["t"] + kinds.flatMap { kind in ["x", "y", "z"].map { "\(Self.prefix(kind))_\($0)" } }).joined(separator: ",") + "\n"
         for row in rows {
-            var cells = [DecimalText.fixed(row.time - start, decimals: 6)]
+            var cells = [DecimalText.fixed(row.microseconds / 1e6, decimals: 6)]
             for kind in kinds {
                 if let v = row.values[kind] {
                     let trace = v * Self.traceFactor(kind)

@@ -50,9 +50,13 @@ struct MotionCtlCommandsTests {
 
     // MARK: get
 
-    @Test("get: orientation and acceleration of the simulated device lying still face up; the sensors are started when nothing has read them")
+    @Test("get: orientation and acceleration of a device lying still face up; the sensors are started when nothing has read them")
     func get() async throws {
-        let daemon = try ServedDaemon(["--source", "sim:"])
+        // A replayed still device, not the simulation: its script leaves the rest pose after
+        // 2 s, which a loaded machine could take to get here (seen once in CI).
+        let directory = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let daemon = try ServedDaemon(["--source", "replay:\(try SocketStreamTests.stillTrace(in: directory))"])
         defer { _ = daemon.stop() }
         // Nothing runs yet: get has to subscribe, wait for the detector's first decision, and pull.
         let orientation = try await Self.motionctl(["get", "orientation", "--socket", daemon.socket, "--wait", "10"])
@@ -181,6 +185,18 @@ struct MotionCtlCommandsTests {
         #expect(replay.status == 0, "\(replay.stderr)")
         #expect(replay.samples("accelerometer").count == counts["accelerometer"] && replay.samples("gyro").count == counts["gyroscope"]
                 && replay.samples("magnetometer").count == counts["magnetometer"])
+    }
+
+    @Test("record: samples of different sensors less than a microsecond apart share a row (the trace's resolution), so no two rows have the same time")
+    func recordSubMicrosecondNeighbours() async throws {
+        let server = try await MotionCtlDeadlineTests.FakeServer("neighbours")
+        let recording = server.directory.appendingPathComponent("near.csv").path
+        let run = try await Self.motionctl(["record", recording, "--duration", "1", "--interval", "0.02", "--socket", server.socket])
+        #expect(run.status == 0, "\(run.stderr)")
+        let rows = Self.rows(try String(contentsOfFile: recording, encoding: .utf8))
+        #expect(rows.count >= 20, "\(rows.count) rows")
+        #expect(zip(rows, rows.dropFirst()).allSatisfy { $0[0] < $1[0] }, "one row per time")
+        #expect(rows.dropFirst().dropLast().allSatisfy { $0[1...].allSatisfy(\.isFinite) }, "all three sensors in every row but the edges")
     }
 
     // MARK: calibrate

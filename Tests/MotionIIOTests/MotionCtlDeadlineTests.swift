@@ -20,15 +20,27 @@ struct MotionCtlDeadlineTests {
     /// - `chatter`: sends the hello, then only unknown message types;
     /// - `wrongid`: sends the hello and answers every request with a reply to id 999;
     /// - `ack`: sends the hello and answers every request correctly, then nothing more;
+    /// - `neighbours`: like `ack`, and streams 50 Hz samples of all three sensors whose
+    ///   timestamps lie a fraction of a microsecond apart (gyroscope 0.2 µs, magnetometer
+    ///   0.4 µs after the accelerometer);
     /// - `full`: never accepts, and its queue of pending connections is full (filled by the
     ///   server itself), so a connect has to wait.
     static let fakeServer = #"""
         import json, socket, sys, threading, time
         path, behaviour = sys.argv[1], sys.argv[2]
         HELLO = (json.dumps({"type": "hello", "protocol": 1, "daemon": "fake",
-                             "sensors": {"magnetometer": {"available": True, "reason": "fake"}},
+                             "sensors": {kind: {"available": True, "reason": "fake"} for kind in
+                                         (["accelerometer", "gyroscope", "magnetometer"] if behaviour == "neighbours" else ["magnetometer"])},
                              "frames": ["xArbitraryZVertical"]}) + "\n").encode()
         UNKNOWN = b'{"type":"fromTheFuture","n":1}\n'
+        def neighbours(conn):
+            v = {"x": 0.0, "y": 0.0, "z": -1.0}
+            for n in range(200):
+                t = 100.0 + n * 0.02
+                for kind, field, dt in (("accelerometer", "acceleration", 0), ("gyro", "rotationRate", 2e-7),
+                                        ("magnetometer", "magneticField", 4e-7)):
+                    conn.sendall((json.dumps({"type": kind, "timestamp": t + dt, field: v}) + "\n").encode())
+                time.sleep(0.02)
         def serve(conn):
             try:
                 if behaviour == "half":
@@ -47,9 +59,11 @@ struct MotionCtlDeadlineTests {
                         request = json.loads(line)
                         if behaviour == "wrongid":
                             conn.sendall(b'{"type":"reply","id":999,"ok":true,"interval":0.5}\n')
-                        elif behaviour == "ack":
+                        elif behaviour in ("ack", "neighbours"):
                             reply = {"type": "reply", "id": request.get("id"), "ok": True, "interval": 0.5, "available": True}
                             conn.sendall((json.dumps(reply) + "\n").encode())
+                            if behaviour == "neighbours" and request.get("stream") == "magnetometer":
+                                threading.Thread(target=neighbours, args=(conn,), daemon=True).start()
                 while conn.recv(4096):
                     pass
             except OSError:
