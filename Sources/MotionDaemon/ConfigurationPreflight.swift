@@ -1,4 +1,6 @@
 import Glibc
+import MotionCore
+import MotionIIO
 
 /// Reads a configuration file in a child process (`motiond --parse-config`, hidden) before the daemon
 /// reads it itself, so that a file the TOML library cannot cope with is an error, never the
@@ -7,10 +9,14 @@ import Glibc
 /// start that would be a crash instead of exit 78, on `systemctl reload` the loss of a running
 /// service over a typo.
 public enum ConfigurationPreflight {
+    /// Seconds the child may take (motiond's own files take milliseconds).
+    public static let timeout = 10.0
+
     /// Checks `file` with `executable --parse-config --config FILE`: nothing when the child
     /// exited (its verdict on an ordinary error is the same as the daemon's own reading, which
-    /// follows), an error naming the file when the child was killed by a signal.
-    public static func check(_ file: String, executable: String = "/proc/self/exe") throws(ConfigurationError) {
+    /// follows), an error naming the file when the child was killed by a signal or did not
+    /// finish within `timeout` seconds (then it is killed: a reload never hangs on a file).
+    public static func check(_ file: String, executable: String = "/proc/self/exe", timeout: Double = timeout) throws(ConfigurationError) {
         var pipeEnds: [Int32] = [-1, -1]
         guard pipe(&pipeEnds) == 0 else { return }
         for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
@@ -53,14 +59,20 @@ public enum ConfigurationPreflight {
             close(pipeEnds[0])
             return
         }
-        let output = readAll(pipeEnds[0])
+        let output = readAll(pipeEnds[0], until: BootClock.now() + timeout)
         close(pipeEnds[0])
+        let finished = output != nil
+        if !finished { kill(pid, SIGKILL) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        guard finished else {
+            throw ConfigurationError(file: file, line: nil, key: nil,
+                                     message: "the TOML parser did not finish reading this file within \(DecimalText.shortest(timeout)) s")
+        }
         // WIFSIGNALED / WTERMSIG, which Glibc's module does not import.
         let signal = status & 0x7f
         guard signal != 0 && signal != 0x7f else { return }
-        var said = String(decoding: output, as: UTF8.self).split(separator: "\n").last.map { ": " + $0 } ?? ""
+        var said = String(decoding: output ?? [], as: UTF8.self).split(separator: "\n").last.map { ": " + $0 } ?? ""
         while said.hasSuffix(".") { said.removeLast() }
         throw ConfigurationError(
             file: file, line: nil, key: nil,
@@ -68,11 +80,19 @@ public enum ConfigurationPreflight {
                 + "it holds a syntax error the parser cannot report — look for a stray '[', '{', '}' or '.'")
     }
 
-    /// Everything until end of file, at most 64 KiB kept.
-    private static func readAll(_ fd: Int32) -> [UInt8] {
+    /// Everything until end of file (at most 64 KiB kept), or nil when the end has not come by
+    /// `deadline` (boot-clock seconds).
+    private static func readAll(_ fd: Int32, until deadline: Double) -> [UInt8]? {
         var output: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
+            let left = deadline - BootClock.now()
+            guard left > 0 else { return nil }
+            var readable = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&readable, 1, Int32(min(left * 1000, 60_000).rounded(.up)))
+            if ready < 0 && errno == EINTR { continue }
+            if ready < 0 { return output }
+            if ready == 0 { continue }
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n > 0 {
                 if output.count < 65_536 { output.append(contentsOf: buffer[0..<n]) }
