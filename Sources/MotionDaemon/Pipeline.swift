@@ -189,8 +189,6 @@ final class Pipeline: @unchecked Sendable {
 
     // MARK: - Queue-confined work
 
-    /// Hands messages on, gathered per burst: the samples a source delivers together (an IIO
-    /// scan, a timer tick) leave as one batch, which wakes the server once.
     /// Runs `body` on the pipeline's queue once every message made so far has gone to the
     /// outbox (messages are handed over in batches, a queue turn later). Call on that queue,
     /// e.g. from a source event.
@@ -200,6 +198,8 @@ final class Pipeline: @unchecked Sendable {
         if sendScheduled { queue.async(execute: body) } else { body() }
     }
 
+    /// Hands messages on, gathered per burst: the samples a source delivers together (an IIO
+    /// scan, a timer tick) leave as one batch, which wakes the server once.
     private func send(_ out: [Addressed]) {
         guard !out.isEmpty else { return }
         pending.append(contentsOf: out)
