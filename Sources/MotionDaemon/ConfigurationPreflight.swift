@@ -61,18 +61,17 @@ public enum ConfigurationPreflight {
         }
         let output = readAll(pipeEnds[0], until: BootClock.now() + timeout)
         close(pipeEnds[0])
-        let finished = output != nil
-        if !finished { kill(pid, SIGKILL) }
+        if output == nil { kill(pid, SIGKILL) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        guard finished else {
+        guard let output else {
             throw ConfigurationError(file: file, line: nil, key: nil,
                                      message: "the TOML parser did not finish reading this file within \(DecimalText.shortest(timeout)) s")
         }
         // WIFSIGNALED / WTERMSIG, which Glibc's module does not import.
         let signal = status & 0x7f
         guard signal != 0 && signal != 0x7f else { return }
-        var said = String(decoding: output ?? [], as: UTF8.self).split(separator: "\n").last.map { ": " + $0 } ?? ""
+        var said = String(decoding: output, as: UTF8.self).split(separator: "\n").last.map { ": " + $0 } ?? ""
         while said.hasSuffix(".") { said.removeLast() }
         throw ConfigurationError(
             file: file, line: nil, key: nil,
