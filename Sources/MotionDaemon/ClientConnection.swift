@@ -49,7 +49,7 @@ final class ClientConnection {
     init(id: ClientID, fd: Int32) {
         self.id = id
         self.fd = fd
-        outbox = ClientOutbox(id: id)
+        outbox = ClientOutbox(id: id, fd: fd)
         credentials = UnixSocket.peerCredentials(fd)
     }
 
@@ -112,34 +112,23 @@ final class ClientConnection {
 
     /// Writes as much of the send queue as the socket takes now; arms the write source for the
     /// rest. `now` (seconds, monotonic) paces drop reports. Returns false when the connection
-    /// failed (the caller closes it).
+    /// failed (the caller closes it), with errno set.
     func flush(now: Double) -> Bool {
         guard !closed else { return false }
-        while true {
-            let chunks = outbox.takePending(now: now)
-            guard !chunks.isEmpty else { break }
-            let written: Int
-            if chunks.count == 1 {
-                written = chunks[0].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-            } else {
-                var joined: [UInt8] = []
-                joined.reserveCapacity(chunks.reduce(0) { $0 + $1.count })
-                for chunk in chunks { joined.append(contentsOf: chunk) }
-                written = joined.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-            }
-            // Consumed even when nothing went out, so the messages are no longer held.
-            inFlight -= outbox.consume(max(written, 0))
-            if written > 0 { continue }
-            if written < 0 && errno == EINTR { continue }
-            if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                // Still scheduled: the write source flushes when the socket takes more.
-                armWrite(true)
-                return true
-            }
+        let (result, replies) = outbox.write(now: now)
+        inFlight -= replies
+        switch result {
+        case .drained:
+            armWrite(false)
+            return true
+        case .wouldBlock:
+            // The write source flushes when the socket takes more.
+            armWrite(true)
+            return true
+        case .failed(let code):
+            errno = code
             return false
         }
-        armWrite(false)
-        return true
     }
 
     /// Whether the client hung up completely (after a half-close the socket reports it as a

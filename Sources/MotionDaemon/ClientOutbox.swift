@@ -1,60 +1,106 @@
+import Glibc
 import MotionProtocol
 import MotionSync
 
-/// The part of a client that two threads share: its bounded ``SendQueue``. The pipeline's
-/// thread puts messages in (``post(_:)``), the server's queue takes them out for writing
-/// (``takePending(now:)``) and says how much was written (``consume(_:)``). Everything is
-/// behind one ``Lock``, and messages taken for writing stay in the queue, untouched, until they
-/// are consumed, so what the server writes is always whole lines in order, however the
+/// The part of a client that two threads share: its bounded ``SendQueue`` and its socket's
+/// writing side. The pipeline's thread hands messages in (``deliver(_:now:)``) and, when
+/// nothing is waiting to be written, writes them at once on that thread — a burst of samples
+/// reaches the client without waking the server. The server's queue writes everything else
+/// (replies, whatever a full socket held back: ``write(now:)``). Every write happens under the
+/// one ``Lock``, so what reaches the socket is always whole lines in order, however the
 /// pipeline coalesces or drops meanwhile. Sendable as the compiler checks it: constants and a
 /// ``Lock``.
 final class ClientOutbox: Sendable {
     let id: ClientID
+    /// The client's socket. Written only under the lock; closed only after ``close()`` (the
+    /// connection closes it once its dispatch sources are cancelled), so a writer that holds
+    /// the lock and finds the outbox open writes to this client's socket and no other.
+    private let fd: Int32
 
     private struct State {
         var queue = SendQueue()
-        /// Whether the server has been asked to write (or waits for the socket to take more),
-        /// so each client costs the server at most one pending task.
-        var flushScheduled = false
+        /// The server has been asked to write this client (a task is queued, or it waits for
+        /// the socket to take more): the pipeline only queues.
+        var serverFlushPending = false
         var closed = false
     }
     private let state = Lock(State())
 
-    /// Messages taken for one write at most.
+    /// Messages written with one `send` at most.
     static let writeBatch = 64
 
-    init(id: ClientID) {
-        self.id = id
+    /// What a write achieved.
+    enum WriteResult: Equatable {
+        /// Everything queued was written.
+        case drained
+        /// The socket takes no more for now; the rest stays queued.
+        case wouldBlock
+        /// The write failed with this errno (the connection is broken).
+        case failed(Int32)
     }
 
-    /// Queues a message from any thread; true when the caller must have the server write this
-    /// client (it was not scheduled yet). Discarded once closed.
-    func post(_ message: OutgoingMessage) -> Bool {
+    init(id: ClientID, fd: Int32) {
+        self.id = id
+        self.fd = fd
+    }
+
+    /// From the pipeline's thread: queues `messages`, and writes them at once when the server
+    /// is not already on it and none of them is a reply (replies are the server's to write: it
+    /// counts them for flow control). True when the caller must have the server write this
+    /// client (it was not asked yet). Discarded once closed.
+    func deliver(_ messages: [OutgoingMessage], now: Double) -> Bool {
         state.withLock { state in
             guard !state.closed else { return false }
-            state.queue.enqueue(message)
-            guard !state.flushScheduled else { return false }
-            state.flushScheduled = true
+            for message in messages { state.queue.enqueue(message) }
+            guard !state.serverFlushPending else { return false }
+            if !messages.contains(where: { $0.delivery == .reply }), write(&state, now: now).result == .drained { return false }
+            state.serverFlushPending = true
             return true
         }
     }
 
-    /// The next byte ranges to write (drop reports that are due queued first), held in the
-    /// queue until ``consume(_:)``; none when the queue is empty, which ends the scheduled
-    /// flush. `now` (seconds, monotonic) paces drop reports.
-    func takePending(now: Double) -> [ArraySlice<UInt8>] {
+    /// Queues a message of the server's own (an error reply, a goodbye); the server writes it.
+    func post(_ message: OutgoingMessage) {
         state.withLock { state in
-            for report in state.queue.takeDropReports(now: now) { state.queue.enqueue(report) }
-            let chunks = state.queue.takePending(limit: Self.writeBatch)
-            if chunks.isEmpty { state.flushScheduled = false }
-            return chunks
+            guard !state.closed else { return }
+            state.queue.enqueue(message)
         }
     }
 
-    /// Marks `written` bytes of the last ``takePending(now:)`` as sent; returns the replies
-    /// completed.
-    func consume(_ written: Int) -> Int {
-        state.withLock { $0.queue.consume(written) }
+    /// From the server's queue: writes as much as the socket takes now; returns how that went
+    /// and how many replies were completed. Once drained, the pipeline writes directly again.
+    func write(now: Double) -> (result: WriteResult, replies: Int) {
+        state.withLock { state in
+            let outcome = write(&state, now: now)
+            state.serverFlushPending = outcome.result != .drained
+            return outcome
+        }
+    }
+
+    /// Writes queued messages (drop reports that are due first) until the queue is empty or
+    /// the socket is full. `now` (seconds, monotonic) paces drop reports.
+    private func write(_ state: inout State, now: Double) -> (result: WriteResult, replies: Int) {
+        var replies = 0
+        while true {
+            for report in state.queue.takeDropReports(now: now) { state.queue.enqueue(report) }
+            let chunks = state.queue.takePending(limit: Self.writeBatch)
+            guard !chunks.isEmpty else { return (.drained, replies) }
+            let written: Int
+            if chunks.count == 1 {
+                written = chunks[0].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            } else {
+                var joined: [UInt8] = []
+                joined.reserveCapacity(chunks.reduce(0) { $0 + $1.count })
+                for chunk in chunks { joined.append(contentsOf: chunk) }
+                written = joined.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            }
+            let code = errno
+            // Consumed even when nothing went out, so the messages are no longer held.
+            replies += state.queue.consume(max(written, 0))
+            if written > 0 || (written < 0 && code == EINTR) { continue }
+            if written < 0 && (code == EAGAIN || code == EWOULDBLOCK) { return (.wouldBlock, replies) }
+            return (.failed(written == 0 ? EPIPE : code), replies)
+        }
     }
 
     /// Messages queued.
@@ -63,7 +109,8 @@ final class ClientOutbox: Sendable {
     /// Drops of each stream since the client connected.
     var totalDropped: [StreamName: Int] { state.withLock { $0.queue.totalDropped } }
 
-    /// Later posts are discarded.
+    /// Later messages are discarded and nothing more is written; the socket may be closed once
+    /// this returns.
     func close() {
         state.withLock { $0.closed = true }
     }

@@ -190,11 +190,10 @@ public final class Daemon: @unchecked Sendable {
     /// source events are delivered) after the source's last samples, so they are printed first.
     public func sourceEnded(_ why: String) {
         guard let printer, !options.serveSocket else { return }
-        pipeline.afterPendingOutput { [self] in
-            lifecycle.async { [self] in
-                printer.drain()
-                finish("\(why); printed \(printer.printedLines)")
-            }
+        // Called after the last samples were handled, whose output went to the printer then.
+        lifecycle.async { [self] in
+            printer.drain()
+            finish("\(why); printed \(printer.printedLines)")
         }
     }
 

@@ -7,8 +7,13 @@ import MotionProtocol
 /// The daemon's one serial queue, `motiond.pipeline` (R9): every sample goes through the
 /// motion engine and the detectors here, the latest value of every stream is kept here, and the
 /// ``Publisher`` turns them into messages for the subscribers. Nothing here blocks on I/O:
-/// messages leave through `outbox` (the socket server's queue, the printer's queue) and source
+/// messages leave through `outbox` (non-blocking socket writes, the printer's queue) and source
 /// reconfiguration runs on its own queue.
+///
+/// One wake-up per burst: a source's reading thread submits a burst (a tick's readings, a
+/// buffer's scans) with `queue.sync`, so the engine, the detectors and the hand-over to the
+/// clients' sockets all run on that thread, and every message of the burst leaves in one
+/// batch.
 ///
 /// Sensors follow the subscriptions (R69): the source is asked for exactly the sensors they
 /// need, at the shortest interval any of them wants (clamped to 10–100 ms), and for nothing
@@ -35,9 +40,11 @@ final class Pipeline: @unchecked Sendable {
     private var latest: [SensorKind: Sample] = [:]
     private var request = SourceRequest.none
     private var outbox: @Sendable ([Addressed]) -> Void = { _ in }
-    private var pending: [Addressed] = []
-    private var sendScheduled = false
     private var timers: [DispatchSourceTimer] = []
+    /// When the engine state was last offered to the store (boot-clock seconds).
+    private var lastSaveCheck = BootClock.now()
+    /// Keeps `systemctl status` current (nil when not run by systemd).
+    private var statusReporter: (notifier: SystemdNotifier, clients: @Sendable () -> Int, shown: String)?
     /// Rate-capped clients: the last value each pulled per stream, returned again until a
     /// value at least the cap's interval newer exists.
     private var pulled: [ClientID: [PullKey: (timestamp: Double, value: ServerMessage)]] = [:]
@@ -66,21 +73,11 @@ final class Pipeline: @unchecked Sendable {
         let initial = queue.sync {
             self.outbox = outbox
             request = SensorDemand.request(publisher.needs, allowed: allowed)
-            if let store {
-                // Changes are saved as they happen (at most every `minimumInterval`), so even a
-                // crash loses little calibration.
-                let check = min(store.minimumInterval, 5)
-                let timer = DispatchSource.makeTimerSource(queue: queue)
-                timer.schedule(deadline: .now() + check, repeating: check)
-                timer.setEventHandler { [unowned self] in store.saveIfChanged(engine.persistentState, now: BootClock.now()) }
-                timer.resume()
-                timers.append(timer)
-            }
             return request
         }
         let result: Result<Void, SourceError> = control.sync {
             do throws(SourceError) {
-                try source.start(initial, queue: queue) { [unowned self] event in handle(event) }
+                try source.start(initial, queue: queue) { [unowned self] events in handle(events) }
                 return .success(())
             } catch {
                 return .failure(error)
@@ -100,25 +97,30 @@ final class Pipeline: @unchecked Sendable {
         }
     }
 
-    /// Pings the systemd watchdog from this queue (a stalled pipeline stops the pings and gets
-    /// the service restarted) and keeps `systemctl status` current, at least every 2 s.
+    /// Keeps `systemctl status` current — updated when clients, sensors or rates change, not
+    /// on a timer — and, when systemd wants a watchdog, pings it from this queue every half
+    /// watchdog period (a stalled pipeline stops the pings and gets the service restarted).
+    /// Nothing periodic runs when systemd did not start the daemon.
     func startHousekeeping(notifier: SystemdNotifier, clients: @escaping @Sendable () -> Int) {
-        let interval = min(notifier.watchdogInterval.map { $0 / 2 } ?? 2, 2)
         queue.async { [self] in
-            var shown = ""
+            statusReporter = (notifier, clients, "")
+            refreshStatus()
+            guard let watchdog = notifier.watchdogInterval else { return }
             let timer = DispatchSource.makeTimerSource(queue: queue)
-            timer.schedule(deadline: .now(), repeating: interval)
-            timer.setEventHandler { [unowned self] in
-                if notifier.watchdogInterval != nil { notifier.watchdog() }
-                let text = statusLine(clients: clients())
-                if text != shown {
-                    notifier.status(text)
-                    shown = text
-                }
-            }
+            timer.schedule(deadline: .now(), repeating: watchdog / 2, leeway: .milliseconds(Int(watchdog * 50)))
+            timer.setEventHandler { notifier.watchdog() }
             timer.resume()
             timers.append(timer)
         }
+    }
+
+    /// Sends the status line to systemd if it changed.
+    private func refreshStatus() {
+        guard let reporter = statusReporter else { return }
+        let text = statusLine(clients: reporter.clients())
+        guard text != reporter.shown else { return }
+        reporter.notifier.status(text)
+        statusReporter?.shown = text
     }
 
     /// One line for `systemctl status`, from any queue but the pipeline's.
@@ -143,6 +145,7 @@ final class Pipeline: @unchecked Sendable {
     func connected(_ client: ClientID, grant: AccessGrant) {
         queue.async { [self] in
             send([Addressed(client: client, message: OutgoingMessage(.hello(hello(grant))))])
+            refreshStatus()
         }
     }
 
@@ -184,37 +187,43 @@ final class Pipeline: @unchecked Sendable {
             publisher.remove(client)
             pulled[client] = nil
             updateDemand()
+            refreshStatus()
         }
     }
 
     // MARK: - Queue-confined work
 
-    /// Runs `body` on the pipeline's queue once every message made so far has gone to the
-    /// outbox (messages are handed over in batches, a queue turn later). Call on that queue,
-    /// e.g. from a source event.
-    func afterPendingOutput(_ body: @escaping @Sendable () -> Void) {
-        dispatchPrecondition(condition: .onQueue(queue))
-        // A scheduled send is already queued: what is queued after it runs after it.
-        if sendScheduled { queue.async(execute: body) } else { body() }
-    }
-
-    /// Hands messages on, gathered per burst: the samples a source delivers together (an IIO
-    /// scan, a timer tick) leave as one batch, which wakes the server once.
+    /// Hands messages on at once, on the calling thread: the messages of one burst (a source's
+    /// readings, a request's reply) as one batch.
     private func send(_ out: [Addressed]) {
         guard !out.isEmpty else { return }
-        pending.append(contentsOf: out)
-        guard !sendScheduled else { return }
-        sendScheduled = true
-        queue.async { [self] in
-            sendScheduled = false
-            let batch = pending
-            pending = []
-            outbox(batch)
+        outbox(out)
+    }
+
+    /// One burst from the source: every event in order, then everything it caused as one
+    /// batch.
+    private func handle(_ events: [SourceEvent]) {
+        var out: [Addressed] = []
+        var availabilityChanged = false
+        for event in events {
+            if case .availability = event { availabilityChanged = true }
+            handle(event, into: &out)
+        }
+        send(out)
+        if availabilityChanged { refreshStatus() }
+        // Learned state is offered to the store as it changes (the store writes at most every
+        // `minimumInterval`), so even a crash loses little calibration; checked with the
+        // samples, never on a timer of its own.
+        if let store {
+            let now = BootClock.now()
+            if now - lastSaveCheck >= min(store.minimumInterval, 5) {
+                lastSaveCheck = now
+                store.saveIfChanged(engine.persistentState, now: now)
+            }
         }
     }
 
-    private func handle(_ event: SourceEvent) {
-        var out: [Addressed] = []
+    private func handle(_ event: SourceEvent, into out: inout [Addressed]) {
         switch event {
         case .sample(let sample):
             // Decimation tolerates half the actual spacing of this sensor's samples: hardware
@@ -241,7 +250,6 @@ final class Pipeline: @unchecked Sendable {
             if changed { logger.info(message, metadata: metadata) } else { logger.debug(message, metadata: metadata) }
             publisher.broadcast(.availability(kind, state(kind)), to: .availability, into: &out)
         }
-        send(out)
     }
 
     private func state(_ kind: SensorKind) -> SensorState {
@@ -397,6 +405,7 @@ final class Pipeline: @unchecked Sendable {
         if request.periods[.accelerometer] != nil && wanted.periods[.accelerometer] == nil { publisher.resetDetectors() }
         request = wanted
         logger.info("sensors\(describe(wanted))")
+        refreshStatus()
         control.async { [self] in
             do {
                 try source.update(wanted)

@@ -92,14 +92,22 @@ final class SocketServer: @unchecked Sendable {
         logger.info("listening on \(path)\(activated ? " (socket passed by systemd)" : "")")
     }
 
-    /// Messages from the pipeline (called on the pipeline's queue): each goes into its client's
-    /// queue at once; clients not yet waiting for a write are flushed by one task on the
-    /// server's queue.
+    /// Messages from the pipeline (called on the pipeline's queue, usually on a source's
+    /// reading thread): each client's share goes into its queue and, when nothing of it waits,
+    /// straight out to its socket with one write, on this thread. Only replies, and clients
+    /// whose socket is full or failed, are left to one task on the server's queue.
     func deliver(_ batch: [Addressed]) {
-        let targets = outboxes.withLock { outboxes in batch.map { outboxes[$0.client] } }
+        var shares: [ClientID: [OutgoingMessage]] = [:]
+        var order: [ClientID] = []
+        for item in batch {
+            if shares[item.client] == nil { order.append(item.client) }
+            shares[item.client, default: []].append(item.message)
+        }
+        let targets = outboxes.withLock { outboxes in order.map { outboxes[$0] } }
+        let now = BootClock.now()
         var wake: [ClientID] = []
-        for (item, outbox) in zip(batch, targets) {
-            if let outbox, outbox.post(item.message) { wake.append(outbox.id) }
+        for (id, outbox) in zip(order, targets) {
+            if let outbox, outbox.deliver(shares[id]!, now: now) { wake.append(id) }
         }
         guard !wake.isEmpty else { return }
         queue.async { [self, wake] in
@@ -163,7 +171,7 @@ final class SocketServer: @unchecked Sendable {
             let all = connections.values.sorted { $0.id < $1.id }
             connections = [:]
             for client in all {
-                _ = client.outbox.post(OutgoingMessage(.goodbye(reason: reason)))
+                client.outbox.post(OutgoingMessage(.goodbye(reason: reason)))
                 _ = client.flush(now: BootClock.now())
                 shutdown(client.fd, Int32(SHUT_RDWR))
                 client.close()
@@ -214,7 +222,7 @@ final class SocketServer: @unchecked Sendable {
 
     /// Sends `messages` to a client that is not served and closes it (it was never registered).
     private func turnAway(_ client: ClientConnection, _ messages: [ServerMessage]) {
-        for message in messages { _ = client.outbox.post(OutgoingMessage(message, delivery: .control)) }
+        for message in messages { client.outbox.post(OutgoingMessage(message, delivery: .control)) }
         _ = client.flush(now: BootClock.now())
         Glibc.close(client.fd)
     }
@@ -299,7 +307,7 @@ final class SocketServer: @unchecked Sendable {
         metadata["error_code"] = "\(error.code.rawValue)"
         logger.debug("\(client.id): \(error)", metadata: metadata)
         // Never handed to the pipeline, so not a request in flight.
-        _ = client.outbox.post(OutgoingMessage(.reply(id: id, .failure(error)), delivery: .control))
+        client.outbox.post(OutgoingMessage(.reply(id: id, .failure(error)), delivery: .control))
         flush(client)
     }
 
@@ -361,7 +369,7 @@ final class SocketServer: @unchecked Sendable {
 
     /// Tells the client why, then disconnects it.
     private func goodbye(_ client: ClientConnection, _ reason: String) {
-        _ = client.outbox.post(OutgoingMessage(.goodbye(reason: reason)))
+        client.outbox.post(OutgoingMessage(.goodbye(reason: reason)))
         _ = client.flush(now: BootClock.now())
         disconnect(client, reason)
     }

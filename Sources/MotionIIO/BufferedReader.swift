@@ -163,6 +163,10 @@ final class BufferedReader: DeviceReader {
         }
     }
 
+    /// A buffered device delivers its scans as they come, whatever the interval: every sample
+    /// is kept, and its wake-ups are the hardware's.
+    func retime(interval: Double) -> Bool { true }
+
     func stop() {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         buffer.cancel()
@@ -174,12 +178,15 @@ final class BufferedReader: DeviceReader {
             defer { pending = [] }
             return pending
         }
-        probed.forEach { output.emit(.sample($0)) }
+        output.emit(probed.map { .sample($0) })
         var episode = FaultEpisode()
         var failingSince: Double?
         while !stopping.load(ordering: .acquiring) {
             do {
-                try buffer.refill { scan in decode(scan).forEach { output.emit(.sample($0)) } }
+                // A refill's scans go to the pipeline together: one wake-up, one burst.
+                var scans: [SourceEvent] = []
+                try buffer.refill { scan in scans += decode(scan).map { .sample($0) } }
+                output.emit(scans)
                 failingSince = nil
                 if let count = episode.recovered() {
                     logger.notice("buffer of \(device) delivers again after \(count) failed reads")

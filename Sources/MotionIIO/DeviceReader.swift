@@ -5,6 +5,9 @@ protocol DeviceReader: AnyObject, Sendable {
     var mode: ReadMode { get }
     /// Starts delivering samples.
     func start()
+    /// Delivers at most every `interval` seconds from now on (``SourceRequest/wakeIntervals``);
+    /// false when this reader cannot change that while running (it must be replaced).
+    func retime(interval: Double) -> Bool
     /// Stops reading: the buffer, channels and any trigger it attached are released (a sampling
     /// frequency or timestamp clock it set stays). Returns once no more samples will be emitted.
     func stop()
@@ -18,8 +21,9 @@ extension DeviceReader {
 
 /// Where readers send what they find; both closures hop to the right queue themselves.
 struct ReaderOutput: Sendable {
-    /// Delivers an event to the source's consumer.
-    var emit: @Sendable (SourceEvent) -> Void
+    /// Delivers a burst of events (one wake-up's worth) to the source's consumer, on the
+    /// consumer's queue, before it returns; an empty burst is not delivered.
+    var emit: @Sendable ([SourceEvent]) -> Void
     /// Reports, with the reason, that the device stopped answering: removed (ENODEV, EIO), or
     /// failing for ``DeviceReader/lossAfter`` seconds.
     var lost: @Sendable (String) -> Void

@@ -41,6 +41,8 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
     private struct ActiveReader {
         var sensors: [SensorDescriptor]
         var period: Double
+        /// How often it delivers (its period unless the request lets it sleep longer).
+        var interval: Double
         var reader: DeviceReader
         var identity: ReaderIdentity
         var kinds: Set<SensorKind> { Set(sensors.map(\.kind)) }
@@ -98,9 +100,11 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
 
     // MARK: - Queue-confined work
 
+    /// Availability changes go out synchronously, so they precede the first sample of a
+    /// reader started after them (readers deliver synchronously too, from their threads).
     private func emit(_ event: SourceEvent) {
         guard let delivery else { return }
-        delivery.queue.async { delivery.handler(event) }
+        delivery.queue.sync { delivery.handler([event]) }
     }
 
     /// Makes the running readers match the request: starts, restarts or stops readers, then
@@ -112,8 +116,9 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
             rescan()
         }
 
-        // Per device: the sensors wanted from it and the fastest period asked of it.
-        var desired: [String: (sensors: [SensorDescriptor], period: Double)] = [:]
+        // Per device: the sensors wanted from it, the fastest period asked of it, and how
+        // often it must deliver (the shortest wake interval of its sensors).
+        var desired: [String: (sensors: [SensorDescriptor], period: Double, interval: Double)] = [:]
         for (kind, period) in wanted.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             // Keep the sensor being read unless discovery now prefers another (the display
             // accelerometer came back after the base one stood in).
@@ -121,18 +126,28 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
             let preferred = found?.primary(kind)
             let chosen: SensorDescriptor? = if let preferred, preferred.device != current?.device { preferred } else { current ?? preferred }
             guard let sensor = chosen else { continue }
-            var entry = desired[sensor.device] ?? ([], period)
+            let interval = request.wakeInterval(kind) ?? period
+            var entry = desired[sensor.device] ?? ([], period, interval)
             entry.sensors.append(sensor)
             entry.period = min(entry.period, period)
+            entry.interval = min(entry.interval, interval)
             desired[sensor.device] = entry
         }
         for (device, active) in readers {
-            if let want = desired[device], Set(want.sensors.map(\.kind)) == active.kinds, want.period == active.period { continue }
+            if let want = desired[device], Set(want.sensors.map(\.kind)) == active.kinds, want.period == active.period {
+                // Only the pace changed: a reader that can follow keeps running.
+                if want.interval == active.interval { continue }
+                if active.reader.retime(interval: want.interval) {
+                    readers[device]?.interval = want.interval
+                    logger.debug("\(device): delivering every \(SysfsNumber.format(want.interval * 1000)) ms")
+                    continue
+                }
+            }
             active.reader.stop()
             readers[device] = nil
         }
         for (deviceID, want) in desired.sorted(by: { $0.key < $1.key }) where readers[deviceID] == nil {
-            startReader(deviceID, sensors: want.sensors, period: want.period)
+            startReader(deviceID, sensors: want.sensors, period: want.period, interval: want.interval)
         }
         publishAvailability()
         scheduleRetryIfNeeded()
@@ -169,13 +184,17 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         logger.warning("\(message)")
     }
 
-    private func startReader(_ deviceID: String, sensors: [SensorDescriptor], period: Double) {
+    private func startReader(_ deviceID: String, sensors: [SensorDescriptor], period: Double, interval: Double) {
         guard let context, let device = context.device(named: deviceID), let delivery else { return }
-        // Samples go straight to the consumer's queue: a rescan here never delays them. A loss
-        // names its reader, so a late report cannot stop the reader that replaced it.
+        // Samples go straight to the consumer's queue, from the reader's thread: a rescan here
+        // never delays them. A loss names its reader, so a late report cannot stop the reader
+        // that replaced it.
         let identity = ReaderIdentity()
         let output = ReaderOutput(
-            emit: { event in delivery.queue.async { delivery.handler(event) } },
+            emit: { events in
+                guard !events.isEmpty else { return }
+                delivery.queue.sync { delivery.handler(events) }
+            },
             lost: { [weak self] reason in
                 guard let self else { return }
                 queue.async { self.lost(deviceID, reason, identity: identity) }
@@ -189,10 +208,13 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
                 logger.notice("\(device): \(error); polling \(what) through sysfs instead", metadata: Self.metadata(deviceID, sensors.map(\.kind)))
             }
         }
-        let reader: DeviceReader = buffered ?? PollingReader(device: device, sensors: sensors, period: period, output: output, logger: logger)
-        logger.info("reading \(what) from \(device), \(reader.mode), every \(SysfsNumber.format(period * 1000)) ms",
+        let reader: DeviceReader = buffered
+            ?? PollingReader(device: device, sensors: sensors, period: period, interval: interval, output: output, logger: logger)
+        let pace = interval > period ? ", delivering every \(SysfsNumber.format(interval * 1000)) ms" : ""
+        logger.info("reading \(what) from \(device), \(reader.mode), every \(SysfsNumber.format(period * 1000)) ms\(pace)",
                     metadata: Self.metadata(deviceID, sensors.map(\.kind)))
-        readers[deviceID] = ActiveReader(sensors: sensors, period: period, reader: reader, identity: identity)
+        readers[deviceID] = ActiveReader(sensors: sensors, period: period, interval: interval,
+                                         reader: reader, identity: identity)
         // Availability is announced before the first sample can arrive.
         for sensor in sensors {
             setAvailability(sensor.kind, SensorAvailability(isAvailable: true, reason: "reading \(sensor.summary)", mode: reader.mode))

@@ -4,9 +4,12 @@ import MotionCore
 /// A producer of samples: IIO hardware (`local:`, `ip:HOST`), the simulated IMU (`sim:`) or a
 /// trace (`replay:FILE.csv`). The pipeline sees them all through this one interface.
 ///
-/// Events are delivered with `queue.async` on the queue given to `start` (the pipeline's serial
-/// queue), so the handler never runs concurrently with itself. Samples of one sensor arrive in
-/// timestamp order.
+/// Events are delivered in bursts — what one wake-up of the source found (a timer tick's
+/// readings, a buffer refill's scans) — one handler call per burst, always on the queue given to
+/// `start` (the pipeline's serial queue), so the handler never runs concurrently with itself.
+/// Sources that read on a thread of their own submit with `queue.sync`: the handler then runs
+/// on the reading thread (no thread hop, one wake-up per burst) while the queue excludes
+/// everything else. Samples of one sensor arrive in timestamp order.
 public protocol MotionSource: AnyObject, Sendable {
     /// The URI the source was made from.
     var uri: String { get }
@@ -25,7 +28,8 @@ public protocol MotionSource: AnyObject, Sendable {
     func stop()
 }
 
-public typealias SourceHandler = @Sendable (SourceEvent) -> Void
+/// Takes one burst of events, in order.
+public typealias SourceHandler = @Sendable ([SourceEvent]) -> Void
 
 /// What a source reports.
 public enum SourceEvent: Sendable {
@@ -50,12 +54,31 @@ public struct SensorAvailability: Sendable, Hashable {
     }
 }
 
-/// Which sensors to read and at what period (seconds between samples).
+/// Which sensors to read and at what period (seconds between samples), and how long each may
+/// wait before its readings are delivered.
 public struct SourceRequest: Sendable, Hashable {
     /// The supported sample periods: 10–100 ms.
     public static let periodRange: ClosedRange<Double> = 0.01...0.1
+    /// The supported wake intervals: up to 10 s.
+    public static let wakeIntervalRange: ClosedRange<Double> = 0.01...10
 
     public private(set) var periods: [SensorKind: Double]
+    /// Per kind, the longest the source may sleep before it delivers that kind's readings
+    /// (seconds, longer than its period; absent: every period). A polled sensor is then read
+    /// only that often — one reading per wake-up, the rest rate of a device lying still — and
+    /// a buffered one may deliver its scans in batches that long.
+    public var wakeIntervals: [SensorKind: Double] = [:] {
+        didSet {
+            wakeIntervals = wakeIntervals.filter { kind, interval in
+                periods[kind].map { interval > $0 } ?? false
+            }.mapValues { min($0, Self.wakeIntervalRange.upperBound) }
+        }
+    }
+
+    /// Seconds between deliveries of `kind`: its wake interval, else its period.
+    public func wakeInterval(_ kind: SensorKind) -> Double? {
+        wakeIntervals[kind] ?? periods[kind]
+    }
 
     /// Validates every period; a period outside 10–100 ms is an error, never silently clamped.
     public init(_ periods: [SensorKind: Double]) throws(SourceError) {

@@ -3,9 +3,13 @@ import Logging
 import MotionCore
 import MotionSync
 
-/// Reads a device's `_raw` sysfs attributes on a timer at the requested period and stamps each
-/// reading with CLOCK_BOOTTIME. Runs on its own serial queue, so a slow device (HID sensor
-/// hubs answer raw reads synchronously) never delays another.
+/// Reads a device's `_raw` sysfs attributes on a ``PeriodicThread`` and stamps each reading
+/// with CLOCK_BOOTTIME: one thread per device, so a slow device (HID sensor hubs answer raw
+/// reads synchronously) never delays another, and one wake-up per reading of all its sensors.
+///
+/// The hardware runs at `period`; the device is read every `interval` (at least `period`):
+/// the slow rest rate reads a still device a few times a second, and ``retime(interval:)``
+/// changes that without reopening anything.
 final class PollingReader: DeviceReader {
     let mode = ReadMode.polling
     private let device: IIODevice
@@ -15,19 +19,19 @@ final class PollingReader: DeviceReader {
     private let period: Double
     private let output: ReaderOutput
     private let logger: Logger
-    private let queue: DispatchQueue
-    /// Used only on `queue`, so the lock is never contended; it lets the compiler check that.
+    /// Used only by the reading thread, so the lock is never contended; it lets the compiler
+    /// check that.
     private let state: Lock<State>
+    private let thread: PeriodicThread
 
     private struct State {
-        var timer: DispatchSourceTimer?
         /// One per sensor, so one failing sensor does not make another's recovery noisy.
         var episodes: [FaultEpisode]
         /// Boot time since which every read has failed, if they do.
         var failingSince: Double?
     }
 
-    init(device: IIODevice, sensors: [SensorDescriptor], period: Double, output: ReaderOutput, logger: Logger) {
+    init(device: IIODevice, sensors: [SensorDescriptor], period: Double, interval: Double? = nil, output: ReaderOutput, logger: Logger) {
         self.device = device
         self.sensors = sensors
         channels = sensors.map { sensor in sensor.axes.compactMap { device.inputChannel($0.id) } }
@@ -35,51 +39,44 @@ final class PollingReader: DeviceReader {
         self.period = period
         self.output = output
         self.logger = logger
-        queue = DispatchQueue(label: "motiond.poll.\(device.id)")
+        thread = PeriodicThread(name: "poll.\(device.id)", period: max(interval ?? period, period))
     }
 
     func start() {
-        queue.sync {
-            SamplingRate.apply(period: period, to: device, sensors: sensors, logger: logger)
-            state.withLock { state in
-                let timer = DispatchSource.makeTimerSource(queue: queue)
-                timer.schedule(deadline: .now(), repeating: period, leeway: .milliseconds(1))
-                timer.setEventHandler { [unowned self] in tick() }
-                timer.resume()
-                state.timer = timer
-            }
-        }
+        SamplingRate.apply(period: period, to: device, sensors: sensors, logger: logger)
+        thread.start { [unowned self] in state.withLock { tick(&$0) } }
+    }
+
+    /// Reads every `interval` seconds from now on (never faster than the hardware period).
+    func retime(interval: Double) -> Bool {
+        thread.setPeriod(max(interval, period))
+        return true
     }
 
     func stop() {
-        queue.sync {
-            state.withLock { state in
-                state.timer?.cancel()
-                state.timer = nil
-            }
-        }
+        thread.stop()
     }
 
-    private func tick() {
-        state.withLock { tick(&$0) }
-    }
-
-    private func tick(_ state: inout State) {
+    /// Reads every sensor once and delivers the readings together; false once the device is
+    /// given up.
+    private func tick(_ state: inout State) -> Bool {
         var anySucceeded = false
+        var readings: [SourceEvent] = []
         var lastFault: ReadFault?
         for (index, (sensor, axes)) in zip(sensors, channels).enumerated() {
             do {
                 let raw = try read(axes)
                 let sample = Sample(kind: sensor.kind, timestamp: BootClock.now(), vector: sensor.conversion.convert(raw: raw))
-                output.emit(.sample(sample))
+                readings.append(.sample(sample))
                 anySucceeded = true
                 if let count = state.episodes[index].recovered() {
                     logger.notice("\(sensor.kind) on \(device) reads again after \(count) failed reads")
                 }
             } catch {
                 if case .io(let io) = error, io.isDeviceGone {
-                    giveUp(error.description, &state)
-                    return
+                    output.emit(readings)
+                    output.lost(error.description)
+                    return false
                 }
                 lastFault = error
                 if state.episodes[index].occurred() {
@@ -87,6 +84,7 @@ final class PollingReader: DeviceReader {
                 }
             }
         }
+        output.emit(readings)
         let now = BootClock.now()
         if anySucceeded {
             state.failingSince = nil
@@ -94,15 +92,11 @@ final class PollingReader: DeviceReader {
             let since = state.failingSince ?? now
             state.failingSince = since
             if now - since >= Self.lossAfter {
-                giveUp("every read failed for \(Int(Self.lossAfter)) s, last: \(lastFault)", &state)
+                output.lost("every read failed for \(Int(Self.lossAfter)) s, last: \(lastFault)")
+                return false
             }
         }
-    }
-
-    private func giveUp(_ reason: String, _ state: inout State) {
-        state.timer?.cancel()
-        state.timer = nil
-        output.lost(reason)
+        return true
     }
 
     private func read(_ axes: [IIOChannel]) throws(ReadFault) -> Vector3 {

@@ -156,7 +156,7 @@ public final class ReplaySource: MotionSource, @unchecked Sendable {
     private func announce(_ kind: SensorKind, _ availability: SensorAvailability) {
         guard let delivery, announced[kind] != availability else { return }
         announced[kind] = availability
-        delivery.queue.async { delivery.handler(.availability(kind, availability)) }
+        delivery.queue.async { delivery.handler([.availability(kind, availability)]) }
     }
 
     public func stop() {
@@ -172,11 +172,11 @@ public final class ReplaySource: MotionSource, @unchecked Sendable {
     private func pump() {
         guard let delivery, !finished else { return }
         var samples: [Sample] = []
-        // One closure per turn for the samples, queued before whatever follows them.
+        // One burst per turn for the samples, queued before whatever follows them.
         func flush() {
             guard !samples.isEmpty else { return }
             let handler = delivery.handler, batch = samples
-            delivery.queue.async { for sample in batch { handler(.sample(sample)) } }
+            delivery.queue.async { handler(batch.map { .sample($0) }) }
             samples = []
         }
         var rows = 0

@@ -4,142 +4,142 @@ import MotionSync
 
 /// `sim:` — the deterministic ``SimulatedIMU`` (accelerometer, gyroscope, magnetometer) played
 /// in real time: each requested kind has its own period and its samples lie on an even grid
-/// from the boot time at start, like a hardware clock. A timer per period wakes once per
-/// period and emits every grid point that is due, so a late wake-up loses nothing and no
-/// timestamp is ever in the future. A period change continues the grid from the last sample.
-/// The script loops forever.
-///
-/// Its queue runs on the consumer's queue given to the first `start` (Dispatch target queue):
-/// a tick then wakes one thread, not one for the simulation and another for the pipeline.
+/// from the boot time at start, like a hardware clock. A ``PeriodicThread`` per distinct
+/// period and wake interval wakes once per interval and delivers every grid point that is due
+/// as one burst, so a late wake-up loses nothing and no timestamp is ever in the future (a
+/// wake interval longer than the period makes it deliver in batches, like a hardware FIFO). A
+/// period change continues the grid from the last sample. The script loops forever.
 public final class SimulatedSource: MotionSource {
     public let uri = "sim:"
-    private let queue = DispatchQueue(label: "motiond.sim", attributes: .initiallyInactive)
-    private let activated = Lock(false)
-    /// Used only on `queue`, so the lock is never contended; it lets the compiler check that.
+    /// Serializes start, update and stop (they run on the caller's thread).
+    private let control = Lock(())
+    /// Shared with the ticking threads.
     private let state: Lock<State>
 
     private struct State {
         var imu: SimulatedIMU
         var delivery: (queue: DispatchQueue, handler: SourceHandler)?
-        var timers: [Double: (kinds: Set<SensorKind>, timer: DispatchSourceTimer)] = [:]
         /// The kinds being read, as last announced.
         var readingKinds = Set<SensorKind>()
         /// Script time (seconds since start) of the last sample emitted per kind.
         var last: [SensorKind: Double] = [:]
         var startTime = 0.0
-
-        mutating func cancelTimers() {
-            for (_, entry) in timers { entry.timer.cancel() }
-            timers = [:]
-        }
     }
+
+    /// One ticking thread and the kinds it serves at one period and wake interval.
+    private struct Group: Hashable {
+        var period: Double
+        var interval: Double
+    }
+    private let threads = Lock<[Group: (kinds: Set<SensorKind>, thread: PeriodicThread)]>([:])
 
     public init(imu: SimulatedIMU = SimulatedIMU()) {
         state = Lock(State(imu: imu))
     }
 
-    deinit {
-        // Dispatch traps when an inactive queue is released (a source made and never started,
-        // as by `motiond --source sim: --list-sensors`).
-        if !activated.withLock({ $0 }) { queue.activate() }
-    }
-
     public func start(_ request: SourceRequest, queue target: DispatchQueue, handler: @escaping SourceHandler) throws(SourceError) {
-        activated.withLock { activated in
-            guard !activated else { return }
-            activated = true
-            queue.setTarget(queue: target)
-            queue.activate()
-        }
-        queue.sync {
+        control.withLock { _ in
+            stopThreads()
             state.withLock { state in
-                state.cancelTimers()
                 state.delivery = (target, handler)
                 state.startTime = BootClock.now()
                 state.last = [:]
                 state.readingKinds = []
-                // Every simulated sensor exists; requested ones are announced as read by `apply`.
-                for kind in SensorKind.allCases where request.periods[kind] == nil {
-                    target.async { handler(.availability(kind, Self.idle)) }
-                }
-                apply(request, &state)
             }
+            // Every simulated sensor exists; requested ones are announced as read by `apply`.
+            let idle = SensorKind.allCases.filter { request.periods[$0] == nil }.map { SourceEvent.availability($0, Self.idle) }
+            target.sync { handler(idle) }
+            apply(request)
         }
     }
 
-    private var isActive: Bool { activated.withLock { $0 } }
-
     public func update(_ request: SourceRequest) throws(SourceError) {
-        // Before the first start there is nothing to change (and the queue is not active yet).
-        guard isActive else { return }
-        queue.sync { state.withLock { apply(request, &$0) } }
+        control.withLock { _ in apply(request) }
     }
 
     public func stop() {
-        guard isActive else { return }
-        queue.sync {
-            state.withLock { state in
-                state.cancelTimers()
-                state.delivery = nil
-            }
+        control.withLock { _ in
+            stopThreads()
+            state.withLock { $0.delivery = nil }
         }
+    }
+
+    private func stopThreads() {
+        let running = threads.withLock { threads in
+            defer { threads = [:] }
+            return threads.values.map(\.thread)
+        }
+        for thread in running { thread.stop() }
     }
 
     /// A simulated sensor nobody reads: present, not running.
     private static let idle = SensorAvailability(isAvailable: true, reason: "simulated IMU, idle")
 
-    /// At most this many seconds of missed samples are caught up (the timer's clock stops during
-    /// suspend, the boot clock does not): older grid points are skipped.
+    /// At most this many seconds of missed samples are caught up (a suspend stops nothing on
+    /// the boot clock): older grid points are skipped.
     static let maximumCatchUp = 1.0
 
-    private func apply(_ request: SourceRequest, _ state: inout State) {
-        guard let delivery = state.delivery else { return }
-        // One timer per distinct period serves every kind at that period, so three sensors at
-        // 100 Hz cost one wake-up per tick (and reach the pipeline as one burst), not three.
-        let groups = Dictionary(grouping: request.periods.keys, by: { request.periods[$0]! }).mapValues(Set.init)
-        for (period, entry) in state.timers where groups[period] != entry.kinds {
-            entry.timer.cancel()
-            state.timers[period] = nil
+    private func apply(_ request: SourceRequest) {
+        guard let delivery = state.withLock({ $0.delivery }) else { return }
+        // One thread per distinct period and interval serves every kind at them, so three
+        // sensors at 100 Hz cost one wake-up per tick (and reach the pipeline as one burst).
+        let groups = Dictionary(grouping: request.periods.keys) { kind in
+            Group(period: request.periods[kind]!, interval: request.wakeInterval(kind)!)
+        }.mapValues(Set.init)
+        let stale = threads.withLock { threads in
+            let stale = threads.filter { groups[$0.key] != $0.value.kinds }
+            for group in stale.keys { threads[group] = nil }
+            return stale.values.map(\.thread)
         }
-        for kind in SensorKind.allCases where request.periods[kind] == nil && state.readingKinds.contains(kind) {
-            delivery.queue.async { delivery.handler(.availability(kind, Self.idle)) }
+        for thread in stale { thread.stop() }
+        let stopped = state.withLock { state in
+            SensorKind.allCases.filter { request.periods[$0] == nil && state.readingKinds.contains($0) }
         }
-        for (period, kinds) in groups.sorted(by: { $0.key < $1.key }) where state.timers[period] == nil {
-            for kind in kinds {
-                // The grid continues after the last sample, or starts now for a new kind.
-                state.last[kind] = max(state.last[kind] ?? -.infinity, BootClock.now() - state.startTime - period)
-            }
+        if !stopped.isEmpty { delivery.queue.sync { delivery.handler(stopped.map { .availability($0, Self.idle) }) } }
+        let running = threads.withLock { Set($0.keys) }
+        for (group, kinds) in groups.sorted(by: { ($0.key.period, $0.key.interval) < ($1.key.period, $1.key.interval) })
+        where !running.contains(group) {
             let order = kinds.sorted { $0.rawValue < $1.rawValue }
-            let timer = DispatchSource.makeTimerSource(queue: queue)
-            timer.schedule(deadline: .now(), repeating: period, leeway: .milliseconds(1))
-            timer.setEventHandler { [unowned self] in
-                let due = self.state.withLock { state in
-                    let now = BootClock.now() - state.startTime
-                    var samples: [Sample] = []
-                    for kind in order {
-                        var time = state.last[kind]! + period
-                        if now - time > Self.maximumCatchUp {
-                            time += ((now - time - Self.maximumCatchUp) / period).rounded(.up) * period
-                        }
-                        while time <= now {
-                            samples.append(state.imu.sample(kind, at: time, timestamp: state.startTime + time))
-                            state.last[kind] = time
-                            time += period
-                        }
-                    }
-                    // Interleaved in time, as scans of one device arrive.
-                    return samples.sorted { $0.timestamp < $1.timestamp }
+            let announce = state.withLock { state in
+                for kind in kinds {
+                    // The grid continues after the last sample, or starts now for a new kind.
+                    state.last[kind] = max(state.last[kind] ?? -.infinity, BootClock.now() - state.startTime - group.period)
                 }
-                if !due.isEmpty { delivery.queue.async { due.forEach { delivery.handler(.sample($0)) } } }
+                return order.filter { !state.readingKinds.contains($0) }
             }
-            state.timers[period] = (kinds, timer)
-            for kind in order where !state.readingKinds.contains(kind) {
-                delivery.queue.async {
-                    delivery.handler(.availability(kind, SensorAvailability(isAvailable: true, reason: "simulated IMU", mode: .polling)))
-                }
+            if !announce.isEmpty {
+                let reading = SensorAvailability(isAvailable: true, reason: "simulated IMU", mode: .polling)
+                delivery.queue.sync { delivery.handler(announce.map { .availability($0, reading) }) }
             }
-            timer.resume()
+            let thread = PeriodicThread(name: "sim.\(Int(group.period * 1000))ms", period: group.interval)
+            threads.withLock { $0[group] = (kinds, thread) }
+            thread.start { [unowned self] in
+                let due = due(order, period: group.period)
+                if !due.isEmpty { delivery.queue.sync { delivery.handler(due.map { .sample($0) }) } }
+                return true
+            }
         }
-        state.readingKinds = Set(request.periods.keys)
+        state.withLock { $0.readingKinds = Set(request.periods.keys) }
+    }
+
+    /// Every grid point of `kinds` due by now, interleaved in time as scans of one device
+    /// arrive.
+    private func due(_ kinds: [SensorKind], period: Double) -> [Sample] {
+        state.withLock { state in
+            let now = BootClock.now() - state.startTime
+            var samples: [Sample] = []
+            for kind in kinds {
+                var time = state.last[kind]! + period
+                if now - time > Self.maximumCatchUp {
+                    time += ((now - time - Self.maximumCatchUp) / period).rounded(.up) * period
+                }
+                while time <= now {
+                    samples.append(state.imu.sample(kind, at: time, timestamp: state.startTime + time))
+                    state.last[kind] = time
+                    time += period
+                }
+            }
+            return samples.sorted { $0.timestamp < $1.timestamp }
+        }
     }
 }

@@ -9,9 +9,9 @@ import Testing
 @testable import MotionDaemon
 
 /// The send path under real concurrency: a pipeline thread fills a client's outbox (states
-/// that replace each other, samples that overflow, replies) while the server's thread writes it
-/// to a socket with ``ClientConnection/flush(now:)`` and a reader on the other end checks every
-/// line. Issue 13's corruption came from exactly this interleaving; full speed, no sleeps, so a
+/// that replace each other, samples that overflow, replies), writing directly whenever the
+/// server is not on it, while the server's thread writes it to a socket with
+/// ``ClientConnection/flush(now:)`` and a reader on the other end checks every line. Issue 13's corruption came from exactly this interleaving; full speed, no sleeps, so a
 /// second of it meets the race many times (the old send path failed it every run).
 @Suite("ClientOutbox: concurrent fill and write")
 struct ClientOutboxTests {
@@ -53,7 +53,7 @@ struct ClientOutboxTests {
             var target: ClientOutbox?
             while target == nil { target = outbox.withLock { $0 } }
             func post(_ message: ServerMessage) {
-                if target!.post(OutgoingMessage(message)) { wake.signal() }
+                if target!.deliver([OutgoingMessage(message)], now: BootClock.now()) { wake.signal() }
             }
             for n in 0..<replies {
                 post(.availability(.gyroscope, SensorState(available: n % 2 == 0, reason: "state \(n)")))

@@ -17,9 +17,12 @@ private func replayTestBootTime() -> Double {
 private final class ReplayEventLog: Sendable {
     private let entries = Lock<[(event: SourceEvent, arrival: Double)]>([])
 
-    func append(_ event: SourceEvent) {
+    /// One burst, every event stamped with its arrival.
+    func append(contentsOf burst: [SourceEvent]) {
         let arrival = replayTestBootTime()
-        entries.withLock { $0.append((event, arrival)) }
+        entries.withLock { entries in
+            for event in burst { entries.append((event, arrival)) }
+        }
     }
 
     var events: [SourceEvent] { entries.withLock { $0.map(\.event) } }
@@ -98,7 +101,7 @@ struct ReplaySourceTests {
     private static func play(_ source: ReplaySource, _ kinds: [SensorKind], timeout: Double = 3) async throws -> ReplayEventLog {
         let queue = DispatchQueue(label: "ReplaySourceTests.delivery")
         let log = ReplayEventLog()
-        try source.start(SourceRequest(kinds, period: 0.01), queue: queue) { log.append($0) }
+        try source.start(SourceRequest(kinds, period: 0.01), queue: queue) { log.append(contentsOf: $0) }
         let deadline = replayTestBootTime() + timeout
         while !log.finished(Set(kinds)) && replayTestBootTime() < deadline {
             try await Task.sleep(for: .milliseconds(5))
@@ -118,7 +121,7 @@ struct ReplaySourceTests {
         let source = try ReplaySource(path: path, pacing: .realtime)
         let queue = DispatchQueue(label: "ReplaySourceTests.update")
         let log = ReplayEventLog()
-        try source.start(SourceRequest([.accelerometer], period: 0.01), queue: queue) { log.append($0) }
+        try source.start(SourceRequest([.accelerometer], period: 0.01), queue: queue) { log.append(contentsOf: $0) }
         try await Task.sleep(for: .milliseconds(100))
         try source.update(SourceRequest([.accelerometer, .gyroscope], period: 0.01))
         try await Task.sleep(for: .milliseconds(100))
@@ -202,7 +205,7 @@ struct ReplaySourceTests {
         let source = try ReplaySource(path: path, pacing: .asFastAsPossible)
         let queue = DispatchQueue(label: "ReplaySourceTests.nomag")
         let log = ReplayEventLog()
-        try source.start(SourceRequest([.accelerometer, .magnetometer], period: 0.01), queue: queue) { log.append($0) }
+        try source.start(SourceRequest([.accelerometer, .magnetometer], period: 0.01), queue: queue) { log.append(contentsOf: $0) }
         // As fast as possible: everything is queued before start() returns.
         queue.sync {}
         source.stop()
@@ -310,7 +313,7 @@ struct ReplaySourceTests {
             dispatchPrecondition(condition: .onQueue(queue))
             endings.append(summary, eventsBefore: log.events.count)
         }
-        try source.start(SourceRequest([.accelerometer, .gyroscope], period: 0.01), queue: queue) { log.append($0) }
+        try source.start(SourceRequest([.accelerometer, .gyroscope], period: 0.01), queue: queue) { log.append(contentsOf: $0) }
         let deadline = replayTestBootTime() + 10
         while endings.all.isEmpty && replayTestBootTime() < deadline { try await Task.sleep(for: .milliseconds(10)) }
         try await Task.sleep(for: .milliseconds(100))

@@ -22,9 +22,12 @@ private final class SimEventLog: Sendable {
 
     private let entries = Lock<[Entry]>([])
 
-    func append(_ event: SourceEvent) {
+    /// One burst, every event stamped with its arrival.
+    func append(contentsOf burst: [SourceEvent]) {
         let arrival = simTestBootTime()
-        entries.withLock { $0.append(Entry(event: event, arrival: arrival)) }
+        entries.withLock { entries in
+            for event in burst { entries.append(Entry(event: event, arrival: arrival)) }
+        }
     }
 
     var all: [Entry] { entries.withLock { $0 } }
@@ -101,7 +104,7 @@ struct SimulatedSourceTests {
         let log = SimEventLog()
 
         let before = simTestBootTime()
-        try source.start(SourceRequest([.accelerometer: 0.01, .gyroscope: 0.02]), queue: queue) { log.append($0) }
+        try source.start(SourceRequest([.accelerometer: 0.01, .gyroscope: 0.02]), queue: queue) { log.append(contentsOf: $0) }
         try await sleepSeconds(0.6)
         source.stop()
         let after = simTestBootTime()
@@ -163,7 +166,7 @@ struct SimulatedSourceTests {
         let source = Self.restingSource()
         let queue = DispatchQueue(label: "SimulatedSourceTests.future")
         let log = SimEventLog()
-        try source.start(SourceRequest([.accelerometer: 0.05]), queue: queue) { log.append($0) }
+        try source.start(SourceRequest([.accelerometer: 0.05]), queue: queue) { log.append(contentsOf: $0) }
         try await sleepSeconds(0.3)
         source.stop()
         queue.sync {}
@@ -180,7 +183,7 @@ struct SimulatedSourceTests {
         let source = Self.restingSource()
         let queue = DispatchQueue(label: "SimulatedSourceTests.update")
         let log = SimEventLog()
-        try source.start(SourceRequest([.accelerometer: 0.02]), queue: queue) { log.append($0) }
+        try source.start(SourceRequest([.accelerometer: 0.02]), queue: queue) { log.append(contentsOf: $0) }
         try await sleepSeconds(0.2)
         queue.sync {}
         let beforeUpdate = log.count
@@ -224,7 +227,7 @@ struct SimulatedSourceTests {
         let source = Self.restingSource()
         let queue = DispatchQueue(label: "SimulatedSourceTests.remove")
         let log = SimEventLog()
-        try source.start(SourceRequest([.accelerometer: 0.02, .gyroscope: 0.02]), queue: queue) { log.append($0) }
+        try source.start(SourceRequest([.accelerometer: 0.02, .gyroscope: 0.02]), queue: queue) { log.append(contentsOf: $0) }
         try await sleepSeconds(0.15)
         try source.update(SourceRequest([.accelerometer: 0.02]))
         try await sleepSeconds(0.15)
@@ -244,7 +247,7 @@ struct SimulatedSourceTests {
         let source = Self.restingSource()
         let queue = DispatchQueue(label: "SimulatedSourceTests.rate")
         let log = SimEventLog()
-        try source.start(SourceRequest([.accelerometer: 0.1]), queue: queue) { log.append($0) }
+        try source.start(SourceRequest([.accelerometer: 0.1]), queue: queue) { log.append(contentsOf: $0) }
         // Switch shortly after a tick (the first fires at start), when the 0.1 s grid is furthest ahead.
         try await sleepSeconds(0.12)
         try source.update(SourceRequest([.accelerometer: 0.01]))
