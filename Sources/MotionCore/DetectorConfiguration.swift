@@ -62,6 +62,8 @@ public struct DetectorConfiguration: Sendable, Hashable, Codable {
         Range(path: "orientation.proposeWithin", lower: 0, lowerIncluded: false, upper: 45, unit: "°") { $0.orientation.proposeWithin },
         Range(path: "orientation.keepWithin", lower: 0, lowerIncluded: false, upper: 90, unit: "°") { $0.orientation.keepWithin },
         Range(path: "orientation.settleTime", lower: 0, lowerIncluded: true, upper: maximumTime, unit: "s") { $0.orientation.settleTime },
+        Range(path: "orientation.stillTime", lower: 0, lowerIncluded: false, upper: maximumTime, unit: "s") { $0.orientation.stillTime },
+        Range(path: "orientation.stillTolerance", lower: 0, lowerIncluded: false, upper: 1, unit: "G") { $0.orientation.stillTolerance },
         Range(path: "orientation.maximumRotationRate", lower: 0, lowerIncluded: false, upper: 50, unit: "rad/s") { $0.orientation.maximumRotationRate },
         Range(path: "shake.threshold", lower: 0, lowerIncluded: false, upper: maximumAcceleration, unit: "G") { $0.shake.threshold },
         Range(path: "shake.reversalWindow", lower: 0, lowerIncluded: false, upper: maximumTime, unit: "s") { $0.shake.reversalWindow },

@@ -3,8 +3,9 @@
 /// detector on the acceleration, and
 /// gestures from orientation changes (face up/down) and the estimator's rest detection. With a gyroscope both come
 /// from the fused device motion (fast, and immune to linear acceleration); without one from
-/// ``AccelerationGravity`` (a low-pass of the acceleration). Feed it every sample after the
-/// engine; detectors run on accelerometer samples.
+/// ``AccelerationGravity`` (a low-pass of the acceleration). Either way, readings that have lain
+/// ``Stillness`` still for the orientation's `stillTime` are gravity itself: their mean, with no
+/// settle wait. Feed it every sample after the engine; detectors run on accelerometer samples.
 public struct MotionEventDetectors: Sendable {
     public var orientation: OrientationDetector
     public var shake: ShakeDetector
@@ -12,6 +13,7 @@ public struct MotionEventDetectors: Sendable {
     public var tap: TapDetector
     public let configuration: DetectorConfiguration
     private var fallbackGravity = AccelerationGravity()
+    private var stillness: Stillness
     private var atRest = false
 
     public init(configuration: DetectorConfiguration = DetectorConfiguration()) {
@@ -20,6 +22,7 @@ public struct MotionEventDetectors: Sendable {
         shake = ShakeDetector(parameters: configuration.shake)
         slap = SlapDetector(parameters: configuration.slap)
         tap = TapDetector(parameters: configuration.tap)
+        stillness = Stillness(tolerance: configuration.orientation.stillTolerance)
         fallbackGravity.accelerationTolerance = configuration.accelerationTolerance
     }
 
@@ -27,7 +30,9 @@ public struct MotionEventDetectors: Sendable {
     public mutating func update(_ sample: Sample, engine: MotionEngine) -> [MotionEvent] {
         guard sample.kind == .accelerometer, sample.vector.isFinite, sample.timestamp.isFinite else { return [] }
         let t = sample.timestamp
-        let gravity: Vector3, user: Vector3, rate: Double, accelerating: Bool
+        stillness.update(sample.vector, at: t)
+        let still = stillness.held(for: configuration.orientation.stillTime, readings: 3)
+        var gravity: Vector3, user: Vector3, rate: Double, accelerating: Bool
         if let motion = try? engine.deviceMotion(in: .xArbitraryZVertical) {
             (gravity, user, rate) = (motion.gravity.vector, motion.userAcceleration.vector, motion.rotationRate.vector.norm)
             accelerating = user.norm > configuration.hardAcceleration
@@ -36,8 +41,12 @@ public struct MotionEventDetectors: Sendable {
             guard let g = fallbackGravity.gravity else { return [] }
             (gravity, user, rate, accelerating) = (g, sample.vector - g, 0, fallbackGravity.accelerating)
         }
+        if still, let mean = stillness.mean {
+            gravity = mean
+            accelerating = abs(mean.norm - 1) > configuration.accelerationTolerance
+        }
         var events: [MotionEvent] = []
-        if let change = orientation.update(gravity: gravity, at: t, accelerating: accelerating, rotationRate: rate) {
+        if let change = orientation.update(gravity: gravity, at: t, accelerating: accelerating, rotationRate: rate, still: still) {
             events.append(.orientation(change, timestamp: t))
             if change == .faceUp || change == .faceDown { events.append(.gesture(change == .faceUp ? .faceUp : .faceDown, timestamp: t)) }
         }

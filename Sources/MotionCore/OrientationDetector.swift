@@ -13,7 +13,10 @@ import Glibc
 ///   the current state. The current upright state is kept out to 60° (hysteresis).
 /// - Between flat and upright (tilted 25°–55° from flat, the "tilt band") nothing new is proposed.
 /// - No decision while the device accelerates hard (the caller's flag) or turns fast.
-/// - A proposal becomes the orientation after it held for ``Parameters/settleTime``.
+/// - A proposal becomes the orientation after it held for ``Parameters/settleTime`` — or at
+///   once when the caller says the accelerometer has lain still (within
+///   ``Parameters/stillTolerance``) for ``Parameters/stillTime``: a device set down in a new
+///   position is not moving, there is nothing to wait out.
 public struct OrientationDetector: Sendable {
     /// Thresholds (degrees, seconds, rad/s). Defaults grounded in iio-sensor-proxy (35° axis
     /// threshold, diagonal dead zone), Android's WindowOrientationListener (45° gap, settle) and
@@ -31,6 +34,12 @@ public struct OrientationDetector: Sendable {
         public var keepWithin = 60.0
         /// How long a proposal must hold before it is reported.
         public var settleTime = 0.1
+        /// A reading still this long (seconds, at least three readings) counts as settled: its
+        /// mean is gravity, reported without the settle wait. At or above `settleTime` it
+        /// changes nothing.
+        public var stillTime = 0.04
+        /// How far (G) readings may lie from the first of a still stretch.
+        public var stillTolerance = 0.05
         /// No decision while the rotation rate exceeds this (rad/s): the device is being turned.
         public var maximumRotationRate = 1.5
 
@@ -48,10 +57,11 @@ public struct OrientationDetector: Sendable {
     }
 
     /// Feeds gravity (G, device frame, any length) at `time`; `accelerating` and `rotationRate`
-    /// say whether the device is moving too hard to judge. Returns the new orientation when it
-    /// changes, nil otherwise.
+    /// say whether the device is moving too hard to judge, `still` that the accelerometer has
+    /// been still for ``Parameters/stillTime`` (no settle wait then). Returns the new
+    /// orientation when it changes, nil otherwise.
     public mutating func update(gravity: Vector3, at time: Double, accelerating: Bool = false,
-                                rotationRate: Double = 0) -> DeviceOrientation? {
+                                rotationRate: Double = 0, still: Bool = false) -> DeviceOrientation? {
         guard gravity.isFinite, time.isFinite, gravity.norm > 0.1, !accelerating,
               rotationRate <= parameters.maximumRotationRate else {
             candidate = nil
@@ -66,7 +76,7 @@ public struct OrientationDetector: Sendable {
             candidate = proposal
             candidateSince = time
         }
-        guard time - candidateSince >= parameters.settleTime else { return nil }
+        guard still || time - candidateSince >= parameters.settleTime else { return nil }
         orientation = proposal
         candidate = nil
         return proposal

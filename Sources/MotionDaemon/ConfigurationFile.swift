@@ -62,7 +62,7 @@ public enum ConfigurationFile {
             throw ConfigurationError(file: file, line: nil, key: nil, message: "\(error)")
         }
         let top = try ConfigurationTable(top: document, file: file, lines: lines, known: [
-            "source", "sensors", "poll-period", "mount-matrix", "declination", "location", "engine", "detectors", "socket", "access", "state",
+            "source", "sensors", "poll-period", "rest-interval", "mount-matrix", "declination", "location", "engine", "detectors", "socket", "access", "state",
         ])
         var configuration = DaemonConfiguration()
         if let source = try top.string("source", expected: "a source URI") {
@@ -91,6 +91,13 @@ public enum ConfigurationFile {
                 throw top.error("poll-period", "expected \(DecimalText.shortest(periods.lowerBound)) to \(DecimalText.shortest(periods.upperBound)) s, got \(DecimalText.shortest(period))")
             }
             configuration.pollPeriod = period
+        }
+        if let interval = try top.number("rest-interval") {
+            let intervals = DaemonConfiguration.restIntervals
+            guard interval == 0 || intervals.contains(interval) else {
+                throw top.error("rest-interval", "expected 0 (off) or \(DecimalText.shortest(intervals.lowerBound)) to \(DecimalText.shortest(intervals.upperBound)) s, got \(DecimalText.shortest(interval))")
+            }
+            configuration.restInterval = interval
         }
         if let entries = try top.tables("mount-matrix", known: ["device", "kind", "matrix"]) {
             configuration.mountMatrix = try entries.map(mountMatrix)

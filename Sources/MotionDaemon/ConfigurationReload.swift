@@ -22,6 +22,7 @@ public struct ConfigurationReload: Sendable, Hashable {
         take("declination/location", \.trueNorth)
         take("engine", \.engine)
         take("detectors", \.detectors)
+        take("rest-interval", \.restInterval)
         take("socket.mode", \.socket.mode)
         take("socket.group", \.socket.group)
         take("access", \.access)

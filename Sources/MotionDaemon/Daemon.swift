@@ -85,7 +85,8 @@ public final class Daemon: @unchecked Sendable {
         let state = options.configuration.state
         let store = options.persistState ? EngineStateStore(path: state.path, minimumInterval: state.saveInterval, logger: logger) : nil
         pipeline = Pipeline(source: source, engine: MotionEngine(configuration: engine, restoring: store?.load(for: engine)),
-                            detectors: running.detectors, allowed: running.sensors, store: store, logger: logger)
+                            detectors: running.detectors, allowed: running.sensors, restInterval: running.restInterval,
+                            store: store, logger: logger)
     }
 
     /// Runs until a signal, `--count` or `--duration` ends the process.
@@ -175,7 +176,7 @@ public final class Daemon: @unchecked Sendable {
             return
         }
         running = reload.applied
-        pipeline.reconfigure(engine: engine, detectors: running.detectors)
+        pipeline.reconfigure(engine: engine, detectors: running.detectors, restInterval: running.restInterval)
         server?.reconfigure(socket: running.socket, policy: AccessPolicy(running.access, pollPeriod: running.pollPeriod))
         let changed = reload.changed.isEmpty ? "nothing changed" : "changed: \(reload.changed.joined(separator: ", "))"
         logger.notice("configuration reloaded (\(changed))")

@@ -24,6 +24,15 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// faster values are granted this interval. Default 0.01 (100 Hz); a longer one saves power
     /// where nobody needs fast motion.
     public var pollPeriod = Wire.hardwarePeriods.lowerBound
+    /// `rest-interval`: seconds between readings of an accelerometer that has lain still for a
+    /// second, while every subscription that reads it tolerates that (orientation, shake:
+    /// ``SensorDemand/toleratesRestRate(_:)``) — the rest rate that keeps a laptop on a desk
+    /// out of the CPU's way. The first reading that moves brings the full rate back. 0 turns
+    /// it off; otherwise within ``restIntervals``. Default 0.35 (docs/SENSORS.md: how it
+    /// keeps a portrait↔landscape step from rest under 450 ms).
+    public var restInterval = 0.35
+    /// The rest intervals allowed besides 0, seconds.
+    public static let restIntervals = 0.05...5.0
     /// Mount matrices that win over udev and sysfs (`[[mount-matrix]]`), in file order.
     /// Default: none.
     public var mountMatrix: [MountMatrixOverride] = []

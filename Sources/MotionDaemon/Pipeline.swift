@@ -17,7 +17,9 @@ import MotionProtocol
 ///
 /// Sensors follow the subscriptions (R69): the source is asked for exactly the sensors they
 /// need, at the shortest interval any of them wants (clamped to 10–100 ms), and for nothing
-/// when nobody subscribes.
+/// when nobody subscribes. While the accelerometer has lain ``Stillness`` still for a second
+/// and every subscription tolerates it, it is read only every rest interval (the rest rate,
+/// ``SensorDemand``); the first reading that moves asks for the full rate again at once.
 ///
 /// `@unchecked Sendable`: the mutable state below is confined to `queue` (every entry point
 /// submits to it; the source delivers on it), source (re)configuration to `control`; the rest
@@ -39,6 +41,14 @@ final class Pipeline: @unchecked Sendable {
     private var sensors: [SensorKind: SensorAvailability] = [:]
     private var latest: [SensorKind: Sample] = [:]
     private var request = SourceRequest.none
+    /// Seconds between readings at rest (0: never slower than the subscriptions ask).
+    private var restInterval: Double
+    /// The accelerometer's current still stretch, and whether it has lasted long enough to
+    /// read at the rest rate.
+    private var stillness = Stillness()
+    private var atRest = false
+    /// How long the accelerometer must lie still before the rest rate, seconds.
+    static let restAfter = 1.0
     private var outbox: @Sendable ([Addressed]) -> Void = { _ in }
     private var timers: [DispatchSourceTimer] = []
     /// When the engine state was last offered to the store (boot-clock seconds).
@@ -49,13 +59,15 @@ final class Pipeline: @unchecked Sendable {
     /// value at least the cap's interval newer exists.
     private var pulled: [ClientID: [PullKey: (timestamp: Double, value: ServerMessage)]] = [:]
 
-    /// `allowed`: the sensors the daemon may use at all (`--sensors`).
+    /// `allowed`: the sensors the daemon may use at all (`--sensors`); `restInterval`: seconds
+    /// between readings of a still accelerometer (0: off).
     init(source: MotionSource, engine: MotionEngine, detectors: DetectorConfiguration, allowed: Set<SensorKind>,
-         store: EngineStateStore?, logger: Logger) {
+         restInterval: Double = 0, store: EngineStateStore?, logger: Logger) {
         self.source = source
         self.engine = engine
         publisher = Publisher(detectors: detectors)
         self.allowed = allowed
+        self.restInterval = restInterval
         self.store = store
         self.logger = logger
     }
@@ -130,9 +142,7 @@ final class Pipeline: @unchecked Sendable {
 
     /// One line for `systemctl status`: clients, the sensors being read, missing sensors.
     private func statusLine(clients: Int) -> String {
-        let reading = SensorKind.allCases.compactMap { kind in
-            request.periods[kind].map { "\(kind) every \(SysfsNumber.format($0 * 1000)) ms" }
-        }
+        let reading = Self.reading(request)
         let clientText = clients == 1 ? "1 client" : "\(clients) clients"
         let sensorText = reading.isEmpty ? "sensors idle" : reading.joined(separator: ", ")
         let missing = SensorKind.allCases.filter { sensors[$0]?.isAvailable == false }.map(\.rawValue)
@@ -149,11 +159,13 @@ final class Pipeline: @unchecked Sendable {
         }
     }
 
-    /// New engine settings or detector parameters (a configuration reload). The engine is
-    /// rebuilt only when its settings changed, keeping what it learned (bias, calibration);
-    /// its attitude converges again within a second or two.
-    func reconfigure(engine configuration: MotionEngine.Configuration, detectors: DetectorConfiguration) {
+    /// New engine settings, detector parameters or rest interval (a configuration reload). The
+    /// engine is rebuilt only when its settings changed, keeping what it learned (bias,
+    /// calibration); its attitude converges again within a second or two.
+    func reconfigure(engine configuration: MotionEngine.Configuration, detectors: DetectorConfiguration, restInterval: Double) {
         queue.async { [self] in
+            self.restInterval = restInterval
+            updateDemand()
             if configuration != engine.configuration {
                 let present = engine.magnetometerPresent
                 engine = MotionEngine(configuration: configuration, restoring: engine.persistentState)
@@ -232,6 +244,7 @@ final class Pipeline: @unchecked Sendable {
             let period = spacing > 0 && spacing <= Wire.hardwarePeriods.upperBound
                 ? spacing : request.periods[sample.kind] ?? Wire.hardwarePeriods.upperBound
             latest[sample.kind] = sample
+            if sample.kind == .accelerometer { followStillness(sample) }
             if let notice = engine.update(sample) { log(notice, into: &out) }
             let notes = publisher.publish(sample, engine: engine, period: period, into: &out)
             for event in notes.events { logger.debug("\(event.text)") }
@@ -398,15 +411,29 @@ final class Pipeline: @unchecked Sendable {
         return ProtocolError(.noSample, "no \(stream) value yet: \(why)")
     }
 
+    /// Moves between the full and the rest rate as the accelerometer starts and stops moving.
+    private func followStillness(_ sample: Sample) {
+        stillness.update(sample.vector, at: sample.timestamp)
+        let rest = stillness.held(for: Self.restAfter)
+        guard rest != atRest else { return }
+        atRest = rest
+        updateDemand()
+    }
+
     /// Asks the source for what the subscriptions need now.
     private func updateDemand() {
-        let wanted = SensorDemand.request(publisher.needs, allowed: allowed)
+        var wanted = SensorDemand.request(publisher.needs, allowed: allowed)
+        if atRest && publisher.toleratesRestRate { wanted = SensorDemand.resting(wanted, interval: restInterval) }
         guard wanted != request else { return }
-        if request.periods[.accelerometer] != nil && wanted.periods[.accelerometer] == nil { publisher.resetDetectors() }
+        if request.periods[.accelerometer] != nil && wanted.periods[.accelerometer] == nil {
+            publisher.resetDetectors()
+            stillness.reset()
+            atRest = false
+        }
         request = wanted
         logger.info("sensors\(describe(wanted))")
         refreshStatus()
-        control.async { [self] in
+        control.async { [self, wanted] in
             do {
                 try source.update(wanted)
             } catch {
@@ -417,10 +444,17 @@ final class Pipeline: @unchecked Sendable {
 
     private func describe(_ request: SourceRequest) -> String {
         guard !request.periods.isEmpty else { return ": all idle (nothing subscribed)" }
-        let parts = SensorKind.allCases.compactMap { kind in
-            request.periods[kind].map { "\(kind) every \(SysfsNumber.format($0 * 1000)) ms" }
+        return ": " + Self.reading(request).joined(separator: ", ")
+    }
+
+    /// Each sensor read and how often: `accelerometer every 20 ms (at rest: read every 350 ms)`.
+    private static func reading(_ request: SourceRequest) -> [String] {
+        SensorKind.allCases.compactMap { kind in
+            request.periods[kind].map { period in
+                "\(kind) every \(SysfsNumber.format(period * 1000)) ms"
+                    + (request.wakeIntervals[kind].map { " (at rest: read every \(SysfsNumber.format($0 * 1000)) ms)" } ?? "")
+            }
         }
-        return ": " + parts.joined(separator: ", ")
     }
 
     private func log(_ event: MotionEngine.Event, into out: inout [Addressed]) {

@@ -91,6 +91,11 @@ struct Publisher: Sendable {
         subscriptions.values.flatMap(\.values).map { ($0.kinds, $0.period) }
     }
 
+    /// Whether every subscription tolerates the rest rate (``SensorDemand/toleratesRestRate(_:)``).
+    var toleratesRestRate: Bool {
+        subscriptions.allSatisfy { stream, clients in clients.isEmpty || SensorDemand.toleratesRestRate(stream) }
+    }
+
     /// Subscriptions per stream.
     var counts: [StreamName: Int] {
         subscriptions.compactMapValues { $0.isEmpty ? nil : $0.count }

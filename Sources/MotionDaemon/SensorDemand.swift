@@ -5,7 +5,33 @@ import MotionProtocol
 /// Which sensors the subscriptions need and at what period: the hardware runs each sensor at
 /// the shortest interval any user wants, clamped to the supported 10–100 ms, and a sensor
 /// nothing needs is not read at all (R69).
+///
+/// The rest rate: while the accelerometer lies still, it is read only every rest interval if
+/// every subscription tolerates that (``toleratesRestRate(_:)``); the first reading that moves
+/// brings the full rate back.
 enum SensorDemand {
+    /// Whether a stream's subscribers are served as well by readings a rest interval apart
+    /// while the device lies still. Orientation and shake: nothing happens at rest, and the
+    /// reading that shows motion (at most a rest interval late) brings the full rate back
+    /// before anything is decided; availability and calibration read no sensor. Every other
+    /// stream keeps its rate, always: samples a client asked for at 100 Hz come at 100 Hz, and
+    /// a gesture (a tap lasts ~30 ms) would be missed between readings.
+    static func toleratesRestRate(_ stream: StreamName) -> Bool {
+        switch stream {
+        case .orientation, .shake, .availability, .calibration: return true
+        case .accelerometer, .gyro, .magnetometer, .deviceMotion, .heading, .gesture: return false
+        }
+    }
+
+    /// `request` at rest: the accelerometer delivered every `interval` seconds, when it is the
+    /// only sensor read (a subscription that tolerates the rest rate needs no other).
+    static func resting(_ request: SourceRequest, interval: Double) -> SourceRequest {
+        guard interval > 0, Set(request.periods.keys) == [.accelerometer] else { return request }
+        var resting = request
+        resting.wakeIntervals[.accelerometer] = interval
+        return resting
+    }
+
     /// The sensors a stream needs (``StreamName/sensors(frame:)``).
     static func kinds(for stream: StreamName, frame: AttitudeReferenceFrame?) -> Set<SensorKind> {
         stream.sensors(frame: frame)

@@ -29,7 +29,7 @@ struct ConfigurationTests {
             uncommented += 1
             return line.dropFirst()
         }.joined(separator: "\n")
-        #expect(uncommented == 43)
+        #expect(uncommented == 46)
         #expect(try ConfigurationFile.parse(settings, file: Self.file) == DaemonConfiguration())
     }
 
@@ -39,6 +39,7 @@ struct ConfigurationTests {
         source = "sim:"
         sensors = ["accelerometer", "gyroscope"]
         poll-period = 0.02
+        rest-interval = 0.5
         declination = -4.5
 
         [[mount-matrix]]
@@ -65,6 +66,8 @@ struct ConfigurationTests {
         propose-within = 25.0
         keep-within = 65.0
         settle-time = 0.2
+        still-time = 0.06
+        still-tolerance = 0.08
         maximum-rotation-rate = 2.0
 
         [detectors.shake]
@@ -105,6 +108,7 @@ struct ConfigurationTests {
         expected.source = .simulated
         expected.sensors = [.accelerometer, .gyroscope]
         expected.pollPeriod = 0.02
+        expected.restInterval = 0.5
         expected.trueNorth = .declination(-4.5)
         expected.mountMatrix = [
             MountMatrixOverride(device: "mpu6050", kind: .gyroscope, matrix: try MountMatrix(parsing: "0, 1, 0; 1, 0, 0; 0, 0, -1")),
@@ -120,6 +124,8 @@ struct ConfigurationTests {
         expected.detectors.orientation.proposeWithin = 25
         expected.detectors.orientation.keepWithin = 65
         expected.detectors.orientation.settleTime = 0.2
+        expected.detectors.orientation.stillTime = 0.06
+        expected.detectors.orientation.stillTolerance = 0.08
         expected.detectors.orientation.maximumRotationRate = 2
         expected.detectors.shake.threshold = 1.5
         expected.detectors.shake.reversalWindow = 0.4
@@ -230,6 +236,8 @@ struct ConfigurationTests {
                 line: 2, key: "state.save-interval", message: "expected a positive number of seconds, got 0"),
         BadFile(what: "poll period out of range", text: "poll-period = 0.5\n",
                 line: 1, key: "poll-period", message: "expected 0.01 to 0.1 s, got 0.5"),
+        BadFile(what: "rest interval out of range", text: "rest-interval = 0.01\n",
+                line: 1, key: "rest-interval", message: "expected 0 (off) or 0.05 to 5 s, got 0.01"),
         BadFile(what: "rate out of range", text: "[access]\nactive-session-rate = 200\n",
                 line: 2, key: "access.active-session-rate", message: "expected 0 to 100 Hz, got 200"),
         BadFile(what: "non-finite number", text: "[access]\nactive-session-rate = inf\n",

@@ -183,7 +183,8 @@ struct PublisherTests {
     @Test("a client with its own detector parameters gets the events of its own detector set, not the default one's")
     func ownDetectors() throws {
         let insensitive: [String: JSONValue] = ["shake": ["threshold": 10]]
-        let patient: [String: JSONValue] = ["orientation": ["settleTime": 1]]
+        // Still readings end the settle wait after `stillTime`: a patient client lengthens both.
+        let patient: [String: JSONValue] = ["orientation": ["settleTime": 1, "stillTime": 1]]
         var bench = Bench()
         try bench.subscribe(Self.first, .init(stream: .shake))
         try bench.subscribe(Self.second, .init(stream: .shake, detectors: insensitive))
