@@ -49,9 +49,10 @@ public struct Stillness: Sendable, Hashable {
     /// Seconds the readings have been still (0 with fewer than two).
     public var duration: Double { count > 1 ? latest - since : 0 }
 
-    /// Whether at least `readings` readings over at least `seconds` have been still.
+    /// Whether at least `readings` readings over at least `seconds` (less a microsecond, for
+    /// timestamps on a grid) have been still.
     public func held(for seconds: Double, readings: Int = 2) -> Bool {
-        count >= readings && duration >= seconds
+        count >= readings && duration >= seconds - 1e-6
     }
 
     /// The mean of the stretch's readings, G; nil before the first.

@@ -273,7 +273,8 @@ final class Pipeline: @unchecked Sendable {
             return SensorState(available: false, reason: "not used: excluded by --sensors")
         }
         return SensorState(available: availability.isAvailable, reason: availability.reason, mode: availability.mode?.rawValue,
-                           period: availability.isAvailable ? request.periods[kind] : nil)
+                           period: availability.isAvailable ? request.periods[kind] : nil,
+                           restInterval: availability.isAvailable ? request.wakeIntervals[kind] : nil)
     }
 
     private var states: [SensorKind: SensorState] {

@@ -10,12 +10,16 @@ public struct SensorState: Sendable, Hashable {
     public var mode: String?
     /// The hardware period while read, seconds; nil while idle.
     public var period: Double?
+    /// While the device lies still and the sensor is read at the rest rate: seconds between
+    /// readings; nil otherwise.
+    public var restInterval: Double?
 
-    public init(available: Bool, reason: String, mode: String? = nil, period: Double? = nil) {
+    public init(available: Bool, reason: String, mode: String? = nil, period: Double? = nil, restInterval: Double? = nil) {
         self.available = available
         self.reason = reason
         self.mode = mode
         self.period = period
+        self.restInterval = restInterval
     }
 
     /// The fields, as written into `hello`, `status` and `availability` messages.
@@ -24,6 +28,7 @@ public struct SensorState: Sendable, Hashable {
         writer.field("reason", reason)
         if let mode { writer.field("mode", mode) }
         if let period { writer.field("period", period) }
+        if let restInterval { writer.field("restInterval", restInterval) }
     }
 
     var json: String {

@@ -134,7 +134,8 @@ extension JSONFields {
 extension SensorState {
     init(_ fields: JSONFields) throws(ProtocolError) {
         self.init(available: try fields.required("available", fields.bool), reason: try fields.required("reason", fields.string),
-                  mode: try fields.string("mode"), period: try fields.number("period"))
+                  mode: try fields.string("mode"), period: try fields.number("period"),
+                  restInterval: try fields.number("restInterval"))
     }
 }
 

@@ -75,12 +75,14 @@ struct Status: ParsableCommand {
         return lines.joined(separator: "\n")
     }
 
-    /// `available, buffered at 100.0 Hz (every 0.010 s): reading …`, or `available, idle: …`.
+    /// `available, buffered at 100.0 Hz (every 0.010 s): reading …` (with `, at rest: read every
+    /// 0.350 s` at the rest rate), or `available, idle: …`.
     private static func sensor(_ state: SensorState) -> String {
         guard state.available else { return "unavailable: \(state.reason)" }
         guard let period = state.period, period > 0 else { return "available, idle: \(state.reason)" }
         let rate = "\(DecimalText.fixed(1 / period, decimals: 1)) Hz (every \(DecimalText.fixed(period, decimals: 3)) s)"
-        return "available, \(state.mode ?? "read") at \(rate): \(state.reason)"
+        let rest = state.restInterval.map { ", at rest: read every \(DecimalText.fixed($0, decimals: 3)) s" } ?? ""
+        return "available, \(state.mode ?? "read") at \(rate)\(rest): \(state.reason)"
     }
 
     /// `42.3 s`, `1 h 02 min`.

@@ -164,3 +164,51 @@ struct OrientationDetectorTests {
         #expect(gravity.accelerating)
     }
 }
+
+/// The still path: readings that lie still are gravity, reported without the settle wait.
+@Suite("OrientationDetector: still readings")
+struct OrientationStillTests {
+    /// A device lying portrait at rest, then set down landscape at t = 1 s; readings every
+    /// `period` seconds from `MotionEventDetectors` (no gyroscope: the low-pass path).
+    static func step(period: Double, configuration: DetectorConfiguration = DetectorConfiguration()) throws -> Double {
+        var detectors = MotionEventDetectors(configuration: configuration)
+        let engine = MotionEngine()
+        var reported: Double?
+        for i in 0..<Int(3 / period) where reported == nil {
+            let t = Double(i) * period
+            let reading = t < 1 ? Vector3(0, -1, 0) : Vector3(1, 0, 0)
+            for event in detectors.update(Sample(kind: .accelerometer, timestamp: t, vector: reading), engine: engine) {
+                if case .orientation(.landscapeRight, let at) = event { reported = at }
+            }
+        }
+        return try #require(reported) - 1
+    }
+
+    @Test("a step from rest is reported once three still readings span 40 ms, not after the low-pass and the settle time")
+    func stepFromRest() throws {
+        // 50 Hz: readings at 1.00, 1.02, 1.04 s.
+        let latency = try Self.step(period: 0.02)
+        #expect(latency >= 0.04 - 1e-9 && latency < 0.05, "\(latency)")
+    }
+
+    @Test("with stillTime at or above the settle time the old wait stands (low-pass, then 100 ms)")
+    func stillPathOff() throws {
+        var configuration = DetectorConfiguration()
+        configuration.orientation.stillTime = 10
+        let latency = try Self.step(period: 0.02, configuration: configuration)
+        #expect(latency > 0.25, "\(latency)")
+    }
+
+    @Test("readings that keep moving get no still path: the settle time applies")
+    func moving() {
+        var detector = OrientationDetector()
+        // A device held landscape while it shakes by 0.3 G: never still, so 100 ms of settle.
+        var reported: Double?
+        for i in 0..<100 {
+            let t = Double(i) * 0.01
+            let g = Vector3(1, 0, i % 2 == 0 ? 0.3 : -0.3)
+            if detector.update(gravity: g, at: t, still: false) != nil, reported == nil { reported = t }
+        }
+        #expect(reported.map { abs($0 - 0.1) < 1e-9 } == true, "\(String(describing: reported))")
+    }
+}
