@@ -64,4 +64,30 @@ struct SensorDemandTests {
         #expect(SensorDemand.request(none, allowed: Self.all) == .none)
         #expect(SensorDemand.request(nothing, allowed: Self.all) == .none)
     }
+
+    @Test("only orientation, shake and the status streams tolerate the rest rate; samples and gestures keep their rate")
+    func restTolerance() {
+        let tolerant = Set(StreamName.allCases.filter(SensorDemand.toleratesRestRate))
+        #expect(tolerant == [.orientation, .shake, .availability, .calibration])
+    }
+
+    @Test("at rest the accelerometer is delivered every rest interval, only when it is the only sensor read")
+    func resting() throws {
+        let accelerometer = try SourceRequest([.accelerometer: 0.02])
+        #expect(SensorDemand.resting(accelerometer, interval: 0.35).wakeIntervals == [.accelerometer: 0.35])
+        #expect(SensorDemand.resting(accelerometer, interval: 0.35).periods == accelerometer.periods)
+        #expect(SensorDemand.resting(accelerometer, interval: 0) == accelerometer, "0: the rest rate is off")
+        let inertial = try SourceRequest([.accelerometer: 0.02, .gyroscope: 0.02])
+        #expect(SensorDemand.resting(inertial, interval: 0.35) == inertial)
+        #expect(SensorDemand.resting(.none, interval: 0.35) == .none)
+    }
+
+    @Test("a wake interval is kept only for a requested kind and when longer than its period; at most 10 s")
+    func wakeIntervals() throws {
+        var request = try SourceRequest([.accelerometer: 0.02, .gyroscope: 0.01])
+        request.wakeIntervals = [.accelerometer: 60, .gyroscope: 0.005, .magnetometer: 1]
+        #expect(request.wakeIntervals == [.accelerometer: 10])
+        #expect(request.wakeInterval(.accelerometer) == 10 && request.wakeInterval(.gyroscope) == 0.01)
+        #expect(request.wakeInterval(.magnetometer) == nil)
+    }
 }

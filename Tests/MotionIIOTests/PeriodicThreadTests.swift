@@ -1,0 +1,77 @@
+import Glibc
+import MotionSync
+import Testing
+@testable import MotionIIO
+
+/// The readers' ticking thread: a tick per period on a grid, a new period effective at once,
+/// and a stop that waits for the running tick.
+@Suite("PeriodicThread")
+struct PeriodicThreadTests {
+    /// Tick times (boot clock) recorded by a thread's ticks.
+    final class Ticks: Sendable {
+        let times = Lock<[Double]>([])
+        func record() { times.withLock { $0.append(BootClock.now()) } }
+        var count: Int { times.withLock { $0.count } }
+    }
+
+    @Test("ticks come once per period, the first at once, on a grid that does not drift")
+    func grid() {
+        let ticks = Ticks()
+        let thread = PeriodicThread(name: "test.grid", period: 0.02)
+        let started = BootClock.now()
+        thread.start { ticks.record(); return true }
+        usleep(500_000)
+        thread.stop()
+        let times = ticks.times.withLock { $0 }
+        #expect(times.first.map { $0 - started < 0.05 } == true, "the first tick at once")
+        // 0.5 s at 20 ms: 26 ticks on a grid; a loaded machine may lose a few, never gain.
+        #expect((20...26).contains(times.count), "\(times.count) ticks")
+        #expect(zip(times, times.dropFirst()).allSatisfy { $1 - $0 >= 0.019 }, "never early")
+    }
+
+    @Test("a shorter period takes effect at once: the next tick does not wait out the long one")
+    func shorterPeriod() {
+        let ticks = Ticks()
+        let thread = PeriodicThread(name: "test.retime", period: 5)
+        thread.start { ticks.record(); return true }
+        usleep(100_000)
+        #expect(ticks.count == 1, "one tick, the next 5 s away")
+        let changed = BootClock.now()
+        thread.setPeriod(0.02)
+        usleep(200_000)
+        thread.stop()
+        let times = ticks.times.withLock { $0 }
+        #expect(times.count >= 5, "\(times.count) ticks")
+        #expect(times.count > 1 && times[1] - changed < 0.05, "the first tick at the new period comes at once")
+    }
+
+    @Test("a tick that returns false ends the thread; stop after that returns at once")
+    func tickEnds() {
+        let ticks = Ticks()
+        let thread = PeriodicThread(name: "test.end", period: 0.01)
+        thread.start { ticks.record(); return ticks.count < 3 }
+        usleep(200_000)
+        #expect(ticks.count == 3)
+        thread.stop()
+    }
+
+    @Test("stop waits for the running tick and no tick follows it")
+    func stopWaits() {
+        let ticks = Ticks()
+        let inTick = Lock(false)
+        let thread = PeriodicThread(name: "test.stop", period: 0.01)
+        thread.start {
+            inTick.withLock { $0 = true }
+            usleep(50_000)
+            ticks.record()
+            inTick.withLock { $0 = false }
+            return true
+        }
+        usleep(30_000)
+        thread.stop()
+        #expect(!inTick.withLock { $0 }, "stop returned while a tick ran")
+        let count = ticks.count
+        usleep(100_000)
+        #expect(ticks.count == count, "a tick after stop")
+    }
+}
