@@ -150,6 +150,9 @@ public final class Daemon: @unchecked Sendable {
         }
         pipeline.startHousekeeping(notifier: notifier) { server?.clientCount ?? 0 }
         notifier.ready(status: pipeline.currentStatusLine(clients: 0))
+        // Starting is over: its code need not stay resident (a tenth of a second later, so the
+        // first client's requests find the common paths already faulted back).
+        lifecycle.asyncAfter(deadline: .now() + 0.1) { CodePages.release() }
         if let duration = options.duration {
             lifecycle.asyncAfter(deadline: .now() + duration) { [unowned self] in finish("--duration elapsed") }
         }

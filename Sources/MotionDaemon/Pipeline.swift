@@ -419,6 +419,9 @@ final class Pipeline: @unchecked Sendable {
         guard rest != atRest else { return }
         atRest = rest
         updateDemand()
+        // What motion and the clients' requests faulted in is not needed to read a still
+        // device: the rest loop faults back only its own few pages.
+        if rest && request.wakeIntervals[.accelerometer] != nil { CodePages.release() }
     }
 
     /// Asks the source for what the subscriptions need now.

@@ -90,3 +90,68 @@ struct ClientOutboxTests {
         #expect(answered.count == replies, "\(replies - answered.count) replies lost")
     }
 }
+
+/// The pipeline's direct path: samples and events go out on the delivering thread; replies and
+/// whatever a full socket holds back are the server's.
+@Suite("ClientOutbox: direct writes")
+struct ClientOutboxDirectTests {
+    /// A connected socket pair: the daemon's end (non-blocking, as accepted) and the client's.
+    static func pair() throws -> (daemon: Int32, client: Int32) {
+        var fds: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else { throw POSIXFailure(errno) }
+        _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
+        return (fds[0], fds[1])
+    }
+
+    struct POSIXFailure: Error { let code: Int32; init(_ code: Int32) { self.code = code } }
+
+    /// Everything the client's end can read now.
+    static func readable(_ fd: Int32) -> String {
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+        return n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self) : ""
+    }
+
+    static func sample(_ n: Int) -> OutgoingMessage {
+        OutgoingMessage(.sample(Sample(kind: .accelerometer, timestamp: Double(n), vector: Vector3(0, 0, -1))))
+    }
+
+    @Test("samples are written at once on the delivering thread, with no server flush asked")
+    func samplesGoStraightOut() throws {
+        let (daemon, client) = try Self.pair()
+        defer { close(daemon); close(client) }
+        let outbox = ClientOutbox(id: ClientID(raw: 1), fd: daemon)
+        #expect(!outbox.deliver([Self.sample(1), Self.sample(2)], now: 0))
+        #expect(outbox.count == 0)
+        #expect(Self.readable(client).split(separator: "\n").count == 2)
+    }
+
+    @Test("a reply is left to the server (it counts replies), and so is what follows until it has written")
+    func repliesAreTheServers() throws {
+        let (daemon, client) = try Self.pair()
+        defer { close(daemon); close(client) }
+        let outbox = ClientOutbox(id: ClientID(raw: 1), fd: daemon)
+        #expect(outbox.deliver([OutgoingMessage(.reply(id: 7, .success(.unsubscribed)))], now: 0))
+        #expect(!outbox.deliver([Self.sample(1)], now: 0), "the server is already asked")
+        #expect(Self.readable(client).isEmpty && outbox.count == 2)
+        let written = outbox.write(now: 0)
+        #expect(written.result == .drained && written.replies == 1)
+        #expect(Self.readable(client).split(separator: "\n").count == 2)
+        #expect(!outbox.deliver([Self.sample(2)], now: 0), "drained: direct again")
+        #expect(Self.readable(client).split(separator: "\n").count == 1)
+    }
+
+    @Test("a full socket hands the rest to the server once; a closed outbox writes nothing")
+    func fullSocket() throws {
+        let (daemon, client) = try Self.pair()
+        defer { close(daemon); close(client) }
+        let outbox = ClientOutbox(id: ClientID(raw: 1), fd: daemon)
+        var asked = 0
+        for n in 0..<20_000 where outbox.deliver([Self.sample(n)], now: 0) { asked += 1 }
+        #expect(asked == 1, "the server is asked once, when the socket first took no more")
+        #expect(outbox.count > 0)
+        outbox.close()
+        _ = Self.readable(client)
+        #expect(!outbox.deliver([Self.sample(1)], now: 0))
+    }
+}
