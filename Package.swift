@@ -105,7 +105,10 @@ let package = Package(
         ),
         .testTarget(
             name: "MotionIIOTests",
-            dependencies: ["MotionCore", "MotionIIO", "MotionProtocol", "MotionClient", "MotionSync", "CUMockdev"]
+            dependencies: [
+                "MotionCore", "MotionIIO", "MotionProtocol", "MotionClient", "MotionSync", "CUMockdev",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -11,10 +11,14 @@ import Synchronization
 ///
 /// Setup: refuse a buffer another consumer has enabled, set `current_timestamp_clock` to
 /// `boottime` where writable, attach the data-ready trigger if none is attached, set the
-/// sampling frequency, enable the axis and timestamp channels, open the buffer, and probe that
-/// data really arrives within 500 ms (polling its descriptor; through iiod, which has none, by
-/// one refill under a 500 ms timeout, whose scans are kept and delivered first). Any failure there is a ``Fallback`` and the caller polls
-/// instead. Teardown (on `stop`) destroys the buffer (disabling it) and detaches a trigger it
+/// sampling frequency, enable the axis and timestamp channels, open the buffer with `batch`
+/// scans per refill (libiio sets `buffer/watermark` to it, see ``IIOBuffer``; where the driver
+/// has a writable `buffer/hwfifo_timeout`, as cros-ec sensors do, it gets batch × period), and
+/// probe that data really arrives within 500 ms plus the rest of one batch (polling its descriptor;
+/// through iiod, which has none, by one refill under that timeout, whose scans are kept and
+/// delivered first). Any failure there is a ``Fallback`` and the caller polls instead.
+/// Teardown (on `stop`) destroys the buffer (disabling it), writes back `buffer/length`,
+/// `buffer/watermark` and `buffer/hwfifo_timeout` as they were, and detaches a trigger it
 /// attached. Reading runs on a dedicated thread blocked in `iio_buffer_refill`.
 final class BufferedReader: DeviceReader {
     /// Why the buffer cannot be used; the sentence is logged and shown in the sensor's status.
@@ -32,8 +36,12 @@ final class BufferedReader: DeviceReader {
         }
     }
 
-    /// How long the probe waits for the first scan.
+    /// How long the probe waits for the first scan (plus, for a batch, its other scans).
     static let probeTimeout = 0.5
+
+    /// Scans per wake-up of the reading thread, as given, but at most what fills in half the
+    /// context timeout: libiio drops a batch that is not complete when the timeout ends.
+    let batch: Int
 
     let mode = ReadMode.buffered
     private let device: IIODevice
@@ -41,6 +49,8 @@ final class BufferedReader: DeviceReader {
     private let logger: Logger
     private let buffer: IIOBuffer
     private let attachedTrigger: Bool
+    /// `buffer/hwfifo_timeout` as it was, when setup changed it.
+    private let savedFifoTimeout: String?
     /// The clock of the kernel timestamps (`boottime` once set); `nil` to stamp samples on
     /// arrival (no timestamp channel, an unknown clock, or a remote device whose clock is not
     /// this machine's).
@@ -55,7 +65,10 @@ final class BufferedReader: DeviceReader {
     private let finished = DispatchSemaphore(value: 0)
 
     /// Sets up the buffer and probes it; throws a ``Fallback`` when polling must be used.
-    init(device: IIODevice, sensors: [SensorDescriptor], period: Double, devices: [IIODevice], output: ReaderOutput, logger: Logger) throws(Fallback) {
+    /// `batch` is the number of scans per wake-up of the reading thread (1: every scan as it
+    /// comes); see ``batch`` for its limit.
+    init(device: IIODevice, sensors: [SensorDescriptor], period: Double, batch: Int = 1, devices: [IIODevice], output: ReaderOutput, logger: Logger) throws(Fallback) {
+        self.batch = max(1, min(batch, Int(device.context.timeout / 2 / period)))
         self.device = device
         self.output = output
         self.logger = logger
@@ -89,14 +102,28 @@ final class BufferedReader: DeviceReader {
         enabled = channels.flatMap { $0 } + (timestampChannel.map { [$0] } ?? [])
         enabled.forEach { $0.enable() }
 
+        // A hardware FIFO that holds samples for a time (cros-ec) holds them for one batch.
+        var savedFifoTimeout: String?
+        if self.batch > 1, let old = try? device.readBuffer("hwfifo_timeout") {
+            do {
+                try device.writeBuffer("hwfifo_timeout", SysfsNumber.format(Double(self.batch) * period))
+                savedFifoTimeout = old
+            } catch {
+                logger.info("cannot set buffer/hwfifo_timeout of \(device) (\(error)); keeping \(old) s")
+            }
+        }
+        self.savedFifoTimeout = savedFifoTimeout
+
         let buffer: IIOBuffer
         do {
-            // One scan per refill for the lowest latency; 128 scans of kernel slack (over a
-            // second at 100 Hz) so a briefly delayed thread loses nothing.
-            buffer = try IIOBuffer(device: device, samples: 1, kernelBlocks: 128)
+            // `batch` scans per refill: 1 for the lowest latency, more to wake less often; 128
+            // blocks of kernel slack (over a second at 100 Hz) so a briefly delayed thread
+            // loses nothing.
+            buffer = try IIOBuffer(device: device, samples: self.batch, kernelBlocks: 128)
         } catch {
             enabled.forEach { $0.disable() }
             if attached { try? device.setTrigger(nil) }
+            if let savedFifoTimeout { try? device.writeBuffer("hwfifo_timeout", savedFifoTimeout) }
             if error.isBusy { throw .busy("opening /dev/\(device.id) gave EBUSY") }
             throw .failed(error)
         }
@@ -121,26 +148,28 @@ final class BufferedReader: DeviceReader {
         self.layout = layout
         timestamp = timestampChannel.flatMap { channel in place(channel).map { (channel, $0) } }
 
+        // With the watermark at `batch`, the first wake-up comes after a whole batch.
+        let probeTimeout = Self.probeTimeout + Double(self.batch - 1) * period
         let hasData: Bool
         do {
-            hasData = try probe(device.context)
+            hasData = try probe(device.context, timeout: probeTimeout)
         } catch {
             teardown()
             throw .failed(error)
         }
         guard hasData else {
             teardown()
-            throw .noData(Self.probeTimeout)
+            throw .noData(probeTimeout)
         }
     }
 
-    /// Whether the buffer yields data within ``probeTimeout``.
-    private func probe(_ context: IIOContext) throws(IIOError) -> Bool {
+    /// Whether the buffer yields data within `timeout` seconds.
+    private func probe(_ context: IIOContext, timeout: Double) throws(IIOError) -> Bool {
         do {
-            return try buffer.waitForData(timeout: Self.probeTimeout)
+            return try buffer.waitForData(timeout: timeout)
         } catch where error.code == ENOSYS {
             // iiod offers no poll descriptor: read once with a short timeout instead.
-            context.setTimeout(Self.probeTimeout)
+            context.setTimeout(timeout)
             defer { context.setTimeout(context.timeout) }
             do {
                 try buffer.refill { scan in
@@ -256,7 +285,16 @@ final class BufferedReader: DeviceReader {
     private let tornDown = Atomic<Bool>(false)
     private func teardown() {
         guard !tornDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        buffer.close()
+        for error in buffer.close() {
+            logger.notice("cannot restore the buffer of \(device): \(error)")
+        }
+        if let savedFifoTimeout {
+            do {
+                try device.writeBuffer("hwfifo_timeout", savedFifoTimeout)
+            } catch {
+                logger.notice("cannot restore buffer/hwfifo_timeout of \(device): \(error)")
+            }
+        }
         enabled.forEach { $0.disable() }
         if attachedTrigger {
             do {

@@ -51,6 +51,11 @@ public struct IIODevice: @unchecked Sendable, CustomStringConvertible {
         try IIOError.readText("read buffer/\(attribute) of \(self)") { iio_device_buffer_attr_read(pointer, attribute, $0, $1) }
     }
 
+    /// Writes an attribute of the device's buffer (`buffer/watermark`, `buffer/hwfifo_timeout`).
+    public func writeBuffer(_ attribute: String, _ value: String) throws(IIOError) {
+        try IIOError.check(iio_device_buffer_attr_write(pointer, attribute, value), "write '\(value)' to buffer/\(attribute) of \(self)")
+    }
+
     /// The trigger currently attached, `nil` when none is set. Throws when the device has no
     /// trigger support at all (ENOENT).
     public func currentTrigger() throws(IIOError) -> IIODevice? {

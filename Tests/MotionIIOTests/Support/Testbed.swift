@@ -26,6 +26,10 @@ final class Testbed {
         ProcessInfo.processInfo.environment["LD_PRELOAD"]?.contains("libumockdev-preload") == true
     }
 
+    /// Whether this process's own file accesses see a testbed it creates (the umockdev preload
+    /// is on it), which tests driving MotionIIO in-process need.
+    static var servesThisProcess: Bool { canSendUevents }
+
     private var pointer: UnsafeMutablePointer<UMockdevTestbed> { UnsafeMutablePointer(testbed) }
 
     /// Adds the devices of a `.umockdev` description.

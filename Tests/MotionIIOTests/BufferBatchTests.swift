@@ -1,0 +1,129 @@
+import Foundation
+import Logging
+import MotionCore
+@testable import MotionIIO
+import MotionSync
+import Testing
+
+/// Batched buffered reading: `BufferedReader` driven in this process on the mpu6050 fixture fed
+/// by a umockdev script, through a live testbed, so it belongs to the serialized hot-plug suite.
+///
+/// umockdev has no kernel behind `buffer/watermark`: these tests see the attribute values
+/// libiio and the reader write and restore, and that every scan still arrives in order with
+/// its timestamp. That the reading thread really wakes once per batch is the kernel's part
+/// (poll() blocks until the watermark) and is not verified here.
+extension HotplugTests {
+    @Suite("Batched buffer on emulated hardware")
+    struct BufferBatchTests {
+        static let syspath = "/sys/devices/platform/soc/i2c-1/1-0068/iio:device0"
+        static let scans = 60
+
+        /// What one run saw: the samples, the buffer attributes while reading and after stop.
+        struct Run {
+            var batch: Int
+            var samples: [Sample]
+            var lost: [String]
+            var whileReading: [String: String]
+            var afterStop: [String: String]
+        }
+
+        /// Reads the 60-scan mpu6050 ramp with `batch` and stops once `scans` scans arrived.
+        func run(batch: Int, scans: Int = Self.scans, fixture: String? = nil) async throws -> Run {
+            let dir = try Emulation.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let script = dir.appendingPathComponent("feed.script")
+            try ScanScript.mpu6050Ramp(count: Self.scans).write(to: script)
+            let testbed = Testbed()
+            try testbed.add(try fixture ?? Emulation.fixtureText("mpu6050.umockdev"))
+            try testbed.loadScript("/dev/iio:device0", script.path)
+            let context = try IIOContext(uri: "local:")
+            let device = try #require(context.device(named: "iio:device0"))
+            let sensors = SensorDiscovery(useUdev: false).discover(context).sensors.filter { $0.device == "iio:device0" }
+            #expect(sensors.map(\.kind) == [.accelerometer, .gyroscope])
+
+            let samples = Lock<[Sample]>([])
+            let lost = Lock<[String]>([])
+            let output = ReaderOutput(emit: { event in
+                if case .sample(let sample) = event { samples.withLock { $0.append(sample) } }
+            }, lost: { reason in lost.withLock { $0.append(reason) } })
+            let reader = try BufferedReader(device: device, sensors: sensors, period: 0.01, batch: batch, devices: context.devices,
+                                            output: output, logger: Logger(label: "test"))
+            reader.start()
+            let deadline = Date().addingTimeInterval(10)
+            while samples.withLock({ $0.count }) < 2 * scans && Date() < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            func attributes() throws -> [String: String] {
+                var values: [String: String] = [:]
+                for name in ["buffer/watermark", "buffer/length", "buffer/enable", "buffer/hwfifo_timeout"] {
+                    guard FileManager.default.fileExists(atPath: testbed.root + Self.syspath + "/" + name) else { continue }
+                    let text = try String(contentsOfFile: testbed.root + Self.syspath + "/" + name, encoding: .utf8)
+                    values[name] = text.trimmingCharacters(in: CharacterSet(charactersIn: "\0").union(.whitespacesAndNewlines))
+                }
+                return values
+            }
+            let whileReading = try attributes()
+            reader.stop()
+            return Run(batch: reader.batch, samples: samples.withLock { $0 }, lost: lost.withLock { $0 },
+                       whileReading: whileReading, afterStop: try attributes())
+        }
+
+        /// Every scan of the ramp, in order, with its kernel timestamp and values.
+        func expectRamp(_ run: Run) {
+            let accel = run.samples.filter { $0.kind == .accelerometer }, gyro = run.samples.filter { $0.kind == .gyroscope }
+            #expect(accel.count == Self.scans)
+            #expect(gyro.count == Self.scans)
+            for (i, (a, g)) in zip(accel, gyro).enumerated() {
+                let expected = ScanScript.mpu6050RampExpected(i)
+                #expect(a.timestamp == expected.timestamp)
+                #expect(g.timestamp == expected.timestamp)
+                #expect(zip([a.vector.x, a.vector.y, a.vector.z], expected.acceleration).allSatisfy { abs($0 - $1) < 1e-12 })
+                #expect(zip([g.vector.x, g.vector.y, g.vector.z], expected.rotationRate).allSatisfy { abs($0 - $1) < 1e-12 })
+            }
+            #expect(run.lost.isEmpty)
+        }
+
+        @Test("batch 4: buffer/watermark is 4 while reading and 1 again after stop; every scan arrives in order with its timestamp",
+              .enabled(if: Testbed.servesThisProcess, "in-process sysfs needs LD_PRELOAD=libumockdev-preload.so.0 on the test process: run `make check`"))
+        func batchOfFour() async throws {
+            let run = try await run(batch: 4)
+            #expect(run.batch == 4)
+            // libiio: length = 4 scans × 128 kernel blocks, watermark = 4.
+            #expect(run.whileReading == ["buffer/watermark": "4", "buffer/length": "512", "buffer/enable": "1"])
+            #expect(run.afterStop == ["buffer/watermark": "1", "buffer/length": "480", "buffer/enable": "0"])
+            expectRamp(run)
+        }
+
+        @Test("batch 1 (the default) leaves the watermark as it was and gives back the buffer length libiio changed",
+              .enabled(if: Testbed.servesThisProcess, "in-process sysfs needs LD_PRELOAD=libumockdev-preload.so.0 on the test process: run `make check`"))
+        func batchOfOne() async throws {
+            let run = try await run(batch: 1)
+            #expect(run.batch == 1)
+            #expect(run.whileReading == ["buffer/watermark": "1", "buffer/length": "128", "buffer/enable": "1"])
+            #expect(run.afterStop == ["buffer/watermark": "1", "buffer/length": "480", "buffer/enable": "0"])
+            expectRamp(run)
+        }
+
+        @Test("a batch longer than half the context timeout is cut to fit: at 100 Hz and a 1 s timeout, 50 scans",
+              .enabled(if: Testbed.servesThisProcess, "in-process sysfs needs LD_PRELOAD=libumockdev-preload.so.0 on the test process: run `make check`"))
+        func batchLimit() async throws {
+            // The ramp's last 10 scans never fill a second batch: one batch is read.
+            let run = try await run(batch: 1000, scans: 50)
+            #expect(run.batch == 50)
+            #expect(run.samples.count == 100)
+            #expect(run.whileReading["buffer/watermark"] == "50")
+            #expect(run.afterStop == ["buffer/watermark": "1", "buffer/length": "480", "buffer/enable": "0"])
+        }
+
+        @Test("a hardware FIFO with a timeout (cros-ec style buffer/hwfifo_timeout) holds one batch: batch × period while reading, restored after",
+              .enabled(if: Testbed.servesThisProcess, "in-process sysfs needs LD_PRELOAD=libumockdev-preload.so.0 on the test process: run `make check`"))
+        func fifoTimeout() async throws {
+            let fixture = try Emulation.fixtureText("mpu6050.umockdev")
+                .replacingOccurrences(of: "A: buffer/watermark=1\\n", with: "A: buffer/watermark=1\\n\nA: buffer/hwfifo_timeout=0.000000\\n")
+            let run = try await run(batch: 4, fixture: fixture)
+            #expect(run.whileReading["buffer/hwfifo_timeout"] == "0.04")
+            #expect(run.afterStop["buffer/hwfifo_timeout"] == "0.000000")
+            expectRamp(run)
+        }
+    }
+}
