@@ -22,6 +22,8 @@ extension HotplugTests {
         struct Run {
             var batch: Int
             var samples: [Sample]
+            /// Samples per delivery to the pipeline: each refill's scans come as one burst.
+            var bursts: [Int]
             var lost: [String]
             var whileReading: [String: String]
             var afterStop: [String: String]
@@ -42,9 +44,11 @@ extension HotplugTests {
             #expect(sensors.map(\.kind) == [.accelerometer, .gyroscope])
 
             let samples = Lock<[Sample]>([])
+            let bursts = Lock<[Int]>([])
             let lost = Lock<[String]>([])
-            let output = ReaderOutput(emit: { event in
-                if case .sample(let sample) = event { samples.withLock { $0.append(sample) } }
+            let output = ReaderOutput(emit: { events in
+                bursts.withLock { $0.append(events.count) }
+                for case .sample(let sample) in events { samples.withLock { $0.append(sample) } }
             }, lost: { reason in lost.withLock { $0.append(reason) } })
             let reader = try BufferedReader(device: device, sensors: sensors, period: 0.01, batch: batch, devices: context.devices,
                                             output: output, logger: Logger(label: "test"))
@@ -64,7 +68,7 @@ extension HotplugTests {
             }
             let whileReading = try attributes()
             reader.stop()
-            return Run(batch: reader.batch, samples: samples.withLock { $0 }, lost: lost.withLock { $0 },
+            return Run(batch: reader.batch, samples: samples.withLock { $0 }, bursts: bursts.withLock { $0 }, lost: lost.withLock { $0 },
                        whileReading: whileReading, afterStop: try attributes())
         }
 
@@ -92,6 +96,8 @@ extension HotplugTests {
             #expect(run.whileReading == ["buffer/watermark": "4", "buffer/length": "512", "buffer/enable": "1"])
             #expect(run.afterStop == ["buffer/watermark": "1", "buffer/length": "480", "buffer/enable": "0"])
             expectRamp(run)
+            // The probe's first batch, then one burst of 4 scans × 2 sensors per refill.
+            #expect(run.bursts.dropFirst().allSatisfy { $0 == 8 }, "\(run.bursts)")
         }
 
         @Test("batch 1 (the default) leaves the watermark as it was and gives back the buffer length libiio changed",

@@ -24,8 +24,9 @@ struct UdevRulesTests {
     /// close), in the rules' order: what the RUN command makes group-writable, where present.
     static let writtenAttributes = [
         "sampling_frequency", "in_accel_sampling_frequency", "in_anglvel_sampling_frequency", "in_magn_sampling_frequency",
-        "current_timestamp_clock", "trigger/current_trigger", "buffer/enable", "buffer/length", "scan_elements/*_en",
-        "buffer0/enable", "buffer0/length", "buffer0/*_en",
+        "current_timestamp_clock", "trigger/current_trigger", "buffer/enable", "buffer/length", "buffer/watermark",
+        "buffer/hwfifo_timeout", "scan_elements/*_en", "buffer0/enable", "buffer0/length", "buffer0/watermark", "buffer0/*_en",
+        "events/*_en", "events/*_value", "events/*_period", "events/*_timeout",
     ]
 
     static func onPath(_ tool: String) -> Bool {
@@ -355,14 +356,19 @@ struct UdevRulesTests {
     }
 
     static let runCases: [RunCase] = [
-        // sampling_frequency, current_timestamp_clock, trigger, buffer enable/length, 8 scan elements.
+        // sampling_frequency, current_timestamp_clock, trigger, buffer enable/length/watermark, 8 scan elements.
         RunCase(name: "mpu6050 (device frequency, trigger, in_temp_en)", fixture: { try Emulation.fixtureText("mpu6050.umockdev") },
-                writable: ["iio:device0": 13]),
-        // in_<type>_sampling_frequency, clock, trigger, buffer enable/length, 3 axes + timestamp.
+                writable: ["iio:device0": 14]),
+        // in_<type>_sampling_frequency, clock, trigger, buffer enable/length/watermark, 3 axes + timestamp.
         RunCase(name: "HID hub (per-type frequencies)", fixture: { try Emulation.fixtureText("hid-laptop.umockdev") },
-                writable: ["iio:device0": 9, "iio:device1": 9, "iio:device2": 9]),
-        // frequency, clock, buffer/ and buffer0/ enable/length, 4 scan elements in each.
-        RunCase(name: "lsm6dsx with buffer0/", fixture: lsm6dsxWithBuffer0, writable: ["iio:device0": 14, "iio:device1": 14]),
+                writable: ["iio:device0": 10, "iio:device1": 10, "iio:device2": 10]),
+        // frequency, clock, buffer/ enable/length, buffer0/ enable/length/watermark, 4 scan elements in each.
+        RunCase(name: "lsm6dsx with buffer0/", fixture: lsm6dsxWithBuffer0, writable: ["iio:device0": 15, "iio:device1": 15]),
+        // mma8452: frequency, clock, trigger, buffer enable/length/watermark, 4 scan elements, and
+        // its events: 4 enables, 2 values, 2 periods. kxcjk-1013 (no buffer): frequency, clock,
+        // and per axis an event enable, value and period.
+        RunCase(name: "mma8452 and kxcjk-1013 (motion events)", fixture: { try Emulation.fixtureText("motion-events.umockdev") },
+                writable: ["iio:device0": 18, "iio:device1": 11]),
         // Nothing motiond writes exists: nothing changes.
         RunCase(name: "ak8975 (polled: no buffer)", fixture: { try Emulation.fixtureText("ak8975.umockdev") }, writable: ["iio:device0": 0]),
     ]
