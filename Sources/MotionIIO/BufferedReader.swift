@@ -42,6 +42,18 @@ final class BufferedReader: DeviceReader {
     /// Scans per wake-up of the reading thread, as given, but at most what fills in half the
     /// context timeout: libiio drops a batch that is not complete when the timeout ends.
     let batch: Int
+    /// The period it reads at, seconds.
+    private let period: Double
+
+    /// The batch that lets a device read every `period` deliver every `interval` seconds.
+    static func batch(interval: Double, period: Double) -> Int {
+        max(1, Int((interval / period + 1e-6).rounded(.down)))
+    }
+
+    /// `batch` within 1 and what fills half the context `timeout`.
+    private static func limited(_ batch: Int, period: Double, timeout: Double) -> Int {
+        max(1, min(batch, Int(timeout / 2 / period)))
+    }
 
     let mode = ReadMode.buffered
     private let device: IIODevice
@@ -68,7 +80,8 @@ final class BufferedReader: DeviceReader {
     /// `batch` is the number of scans per wake-up of the reading thread (1: every scan as it
     /// comes); see ``batch`` for its limit.
     init(device: IIODevice, sensors: [SensorDescriptor], period: Double, batch: Int = 1, devices: [IIODevice], output: ReaderOutput, logger: Logger) throws(Fallback) {
-        self.batch = max(1, min(batch, Int(device.context.timeout / 2 / period)))
+        self.batch = Self.limited(batch, period: period, timeout: device.context.timeout)
+        self.period = period
         self.device = device
         self.output = output
         self.logger = logger
@@ -192,9 +205,11 @@ final class BufferedReader: DeviceReader {
         }
     }
 
-    /// A buffered device delivers its scans as they come, whatever the interval: every sample
-    /// is kept, and its wake-ups are the hardware's.
-    func retime(interval: Double) -> Bool { true }
+    /// The batch is fixed when the buffer is made: a reader whose batch does not fit the new
+    /// interval is replaced (every scan is still delivered; only the wake-ups change).
+    func retime(interval: Double) -> Bool {
+        Self.limited(Self.batch(interval: interval, period: period), period: period, timeout: device.context.timeout) == batch
+    }
 
     func stop() {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }

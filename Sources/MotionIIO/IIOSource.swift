@@ -203,14 +203,17 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         var buffered: BufferedReader?
         if sensors.allSatisfy({ $0.readMode == .buffered }) {
             do {
-                buffered = try BufferedReader(device: device, sensors: sensors, period: period, devices: context.devices, output: output, logger: logger)
+                buffered = try BufferedReader(device: device, sensors: sensors, period: period,
+                                              batch: BufferedReader.batch(interval: interval, period: period),
+                                              devices: context.devices, output: output, logger: logger)
             } catch {
                 logger.notice("\(device): \(error); polling \(what) through sysfs instead", metadata: Self.metadata(deviceID, sensors.map(\.kind)))
             }
         }
         let reader: DeviceReader = buffered
             ?? PollingReader(device: device, sensors: sensors, period: period, interval: interval, output: output, logger: logger)
-        let pace = interval > period ? ", delivering every \(SysfsNumber.format(interval * 1000)) ms" : ""
+        let pace = buffered.map { $0.batch > 1 ? ", \($0.batch) scans per wake-up" : "" }
+            ?? (interval > period ? " (at rest: every \(SysfsNumber.format(interval * 1000)) ms)" : "")
         logger.info("reading \(what) from \(device), \(reader.mode), every \(SysfsNumber.format(period * 1000)) ms\(pace)",
                     metadata: Self.metadata(deviceID, sensors.map(\.kind)))
         readers[deviceID] = ActiveReader(sensors: sensors, period: period, interval: interval,

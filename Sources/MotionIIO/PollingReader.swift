@@ -9,7 +9,8 @@ import MotionSync
 ///
 /// The hardware runs at `period`; the device is read every `interval` (at least `period`):
 /// the slow rest rate reads a still device a few times a second, and ``retime(interval:)``
-/// changes that without reopening anything.
+/// changes that without reopening anything. At the rest rate, a device with motion events
+/// sleeps on them instead (``RestSleep``).
 final class PollingReader: DeviceReader {
     let mode = ReadMode.polling
     private let device: IIODevice
@@ -23,6 +24,7 @@ final class PollingReader: DeviceReader {
     /// check that.
     private let state: Lock<State>
     private let thread: PeriodicThread
+    private let rest: RestSleep
 
     private struct State {
         /// One per sensor, so one failing sensor does not make another's recovery noisy.
@@ -40,21 +42,30 @@ final class PollingReader: DeviceReader {
         self.output = output
         self.logger = logger
         thread = PeriodicThread(name: "poll.\(device.id)", period: max(interval ?? period, period))
+        rest = RestSleep(device: device, logger: logger)
+        rest.setResting((interval ?? period) > period)
     }
 
     func start() {
         SamplingRate.apply(period: period, to: device, sensors: sensors, logger: logger)
-        thread.start { [unowned self] in state.withLock { tick(&$0) } }
+        thread.start { [unowned self] in
+            rest.sleepIfResting()
+            return state.withLock { tick(&$0) }
+        }
     }
 
-    /// Reads every `interval` seconds from now on (never faster than the hardware period).
+    /// Reads every `interval` seconds from now on (never faster than the hardware period); a
+    /// longer one than the period is the rest rate.
     func retime(interval: Double) -> Bool {
+        rest.setResting(interval > period)
         thread.setPeriod(max(interval, period))
         return true
     }
 
     func stop() {
+        rest.end()
         thread.stop()
+        rest.close()
     }
 
     /// Reads every sensor once and delivers the readings together; false once the device is

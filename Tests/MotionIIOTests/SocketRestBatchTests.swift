@@ -1,0 +1,35 @@
+import Foundation
+import MotionProtocol
+import Testing
+
+/// The rest rate on a buffered accelerometer (an st_lsm6dsx fed by a umockdev script): at rest
+/// the buffer is reopened to deliver a batch per rest interval, every scan still in it.
+extension HotplugTests {
+    @Test("a buffered accelerometer at rest is reopened to deliver 17 scans per wake-up at 20 ms, read through the buffer throughout (BufferBatchTests: every scan of a batch arrives)")
+    func restBatches() async throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // 10 s of a still device, one scan every 20 ms, lying portrait (−y up: raw y −16400 ≈ 1 G).
+        var script = ScanScript()
+        for i in 0..<500 {
+            script.read(ScanScript.lsm6dsxScan([0, 16_400, 0], nanoseconds: Int64(5_000_000_000 + i * 20_000_000)), delay: i == 0 ? 300 : 20)
+        }
+        let path = dir.appendingPathComponent("accel.script")
+        try script.write(to: path)
+        let testbed = Testbed()
+        try testbed.add(try Emulation.fixtureText("lsm6dsx.umockdev"))
+        try testbed.loadScript("/dev/iio:device0", path.path)
+        let daemon = try ServedDaemon(["--source", "local:", "--sensors", "accelerometer"], environment: testbed.environment)
+        defer { _ = daemon.stop() }
+        let watcher = try await daemon.connect()
+        let asker = try await daemon.connect()
+        try await watcher.send(.subscribe(.init(id: 1, stream: .orientation)))
+        #expect(try await watcher.next(type: "orientation", timeout: 10)?["orientation"] as? String == "portrait")
+        var id = 100
+        #expect(try await Self.waitForRest(asker, from: &id, timeout: 10) { $0 == 0.35 })
+        let batched = await daemon.process.wait(timeout: 5) { $0.stderr.contains("buffered, every 20 ms, 17 scans per wake-up") }
+        #expect(batched, "\(daemon.process.stderr)")
+        #expect(daemon.process.stderr.contains("buffered, every 20 ms") && !daemon.process.stderr.contains("polling"),
+                "read through the buffer, never polled: \(daemon.process.stderr)")
+    }
+}
