@@ -33,3 +33,33 @@ extension HotplugTests {
                 "read through the buffer, never polled: \(daemon.process.stderr)")
     }
 }
+
+extension HotplugTests {
+    @Test("at rest, a device whose motion events cannot wake motiond (umockdev refuses the event ioctl) is read every rest interval, said once, its event attributes untouched")
+    func restWithoutUsableEvents() async throws {
+        let testbed = Testbed()
+        // Only the mma8452 (x/y/z transient events), lying face up; polled (no buffer feed).
+        let fixture = try Emulation.fixtureText("motion-events.umockdev")
+        let second = try #require(fixture.range(of: "P: /devices/platform/soc/i2c-2/"))
+        try testbed.add(String(fixture[..<second.lowerBound]))
+        let daemon = try ServedDaemon(["--source", "local:", "--sensors", "accelerometer"], environment: testbed.environment)
+        defer { _ = daemon.stop() }
+        let watcher = try await daemon.connect()
+        let asker = try await daemon.connect()
+        try await watcher.send(.subscribe(.init(id: 1, stream: .orientation)))
+        var id = 100
+        #expect(try await Self.waitForRest(asker, from: &id, timeout: 10) { $0 == 0.35 })
+        let said = await daemon.process.wait(timeout: 5) { $0.stderr.contains("cannot wake motiond when it moves") }
+        #expect(said, "\(daemon.process.stderr)")
+        // Moving and resting again does not try (or say) it again.
+        testbed.setAttribute("/sys/devices/platform/soc/i2c-1/1-001d/iio:device0", "in_accel_x_raw", "300\n")
+        #expect(try await Self.waitForRest(asker, from: &id, timeout: 10) { $0 == nil })
+        #expect(try await Self.waitForRest(asker, from: &id, timeout: 10) { $0 == 0.35 })
+        #expect(daemon.process.stderr.components(separatedBy: "cannot wake motiond when it moves").count == 2, "said once")
+        let events = testbed.root + "/sys/devices/platform/soc/i2c-1/1-001d/iio:device0/events/"
+        for (name, value) in [("in_accel_x_mag_rising_en", "0"), ("in_accel_mag_rising_value", "127"), ("in_accel_mag_rising_period", "0.000000")] {
+            let text = try String(contentsOfFile: events + name, encoding: .utf8)
+            #expect(text.trimmingCharacters(in: .whitespacesAndNewlines.union(CharacterSet(charactersIn: "\0"))) == value, "\(name)")
+        }
+    }
+}
