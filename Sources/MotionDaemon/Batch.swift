@@ -15,7 +15,7 @@ struct Batch: Sendable {
 
     /// Sample timestamps closer than this to the due time count as reaching it (the sum of a
     /// timestamp and a latency is not exact in binary).
-    static let tolerance = 1e-6
+    private static let tolerance = 1e-6
 
     init(latency: Double, queueCapacity: Int) {
         self.latency = latency
@@ -30,7 +30,12 @@ struct Batch: Sendable {
 
     /// Whether a sample at `t` finds the batch due (the oldest value `latency` old).
     func isDue(at t: Double) -> Bool {
-        t >= due - Self.tolerance
+        Self.reached(due, at: t)
+    }
+
+    /// Whether a sample at `t` has reached the time `due`.
+    static func reached(_ due: Double, at t: Double) -> Bool {
+        t >= due - tolerance
     }
 
     /// Holds `message`, a value of sample time `t`; returns when the batch is due.

@@ -134,9 +134,8 @@ struct Publisher: Sendable {
     /// Everything `sample` (already taken by `engine`) causes: raw samples, device motion and
     /// headings (on gyroscope samples, the fusion's rate) and detector events (on
     /// accelerometer samples), appended to `out`. `period` is the spacing of this sensor's samples.
-    /// Returns what the log should know (see ``Notes``).
-    /// Batches due at the sample's time leave first; the values the sample itself causes
-    /// start the next batch.
+    /// Batches due at the sample's time leave first; the values the sample itself causes start
+    /// the next batch. Returns what the log should know (see ``Notes``).
     mutating func publish(_ sample: Sample, engine: MotionEngine, period: Double, into out: inout [Addressed]) -> Notes {
         let t = sample.timestamp
         releaseBatches(dueAt: t, into: &out)
@@ -204,7 +203,7 @@ struct Publisher: Sendable {
 
     /// Every batch whose oldest value is `latency` old at `t`, to `out`.
     private mutating func releaseBatches(dueAt t: Double, into out: inout [Addressed]) {
-        guard t >= nextDue - Batch.tolerance else { return }
+        guard Batch.reached(nextDue, at: t) else { return }
         nextDue = .infinity
         for key in batches.keys.sorted() {
             guard let batch = batches[key] else { continue }

@@ -100,28 +100,46 @@ struct SocketBatchingTests {
 
     @Test("unsubscribe delivers what is held before its reply; the end of a replay delivers the rest: nothing waits for samples that never come")
     func releasedBeforeReplyAndAtEnd() async throws {
+        // 12 s at 100 Hz, lying still; gyr_z counts the rows (1e-5 rad/s each), so the last value
+        // shows itself. The replay runs from the daemon's start, and its end is when the
+        // sensors become unavailable.
+        let rows = 1200
+        var text = "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n"
+        for i in 0..<rows { text += "\(Double(i) / 100),0,0,\(Double(i) * 1e-5),0,0,9.80665\n" }
         let directory = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let daemon = try ServedDaemon(["--source", "replay:\(try SocketStreamTests.stillTrace(in: directory, seconds: 5))"])
+        let trace = directory.appendingPathComponent("counting.csv").path
+        try text.write(toFile: trace, atomically: true, encoding: .utf8)
+        let daemon = try ServedDaemon(["--source", "replay:\(trace)"])
         defer { _ = daemon.stop() }
         let client = try await daemon.connect()
-        try await client.send(#"{"op":"subscribe","id":1,"stream":"gyro","interval":0.01,"latency":10}"#)
-        try await client.send(#"{"op":"subscribe","id":2,"stream":"accelerometer","interval":0.01,"latency":10}"#)
-        #expect(try await client.reply(2)?["latency"] as? Double == 10)
-        try await Task.sleep(for: .seconds(1))
-        try await client.send(.unsubscribe(id: 3, stream: .gyro))
-        var gyro: [Double] = []
-        while let message = try await client.next(), message["type"] as? String != "reply" {
-            if message["type"] as? String == "gyro", let t = message["timestamp"] as? Double { gyro.append(t) }
-        }
-        #expect(gyro.count > 50, "the held gyroscope values come before the reply: \(gyro.count)")
-        #expect(zip(gyro, gyro.dropFirst()).allSatisfy { $1 > $0 && $1 - $0 < 0.015 })
+        try await client.send(#"{"op":"subscribe","id":1,"stream":"accelerometer","interval":0.01,"latency":10}"#)
+        try await client.send(#"{"op":"subscribe","id":2,"stream":"gyro","interval":0.01,"latency":10}"#)
+        let reply = try #require(try await client.reply(2))
+        #expect(reply["latency"] as? Double == 10)
+        try #require(reply["available"] as? Bool == true, "the replay ended before the test subscribed: \(reply)")
 
-        // The trace ends after 5 s, long before the oldest held value is 10 s old: the rest
-        // leaves when the sensors go.
-        let rest = try await client.collect(for: 6).filter { $0["type"] as? String == "accelerometer" }
-        let times = rest.compactMap { $0["timestamp"] as? Double }
-        #expect(times.count > 200, "\(times.count) accelerometer values at the end of the replay")
-        #expect(zip(times, times.dropFirst()).allSatisfy { $1 > $0 && $1 - $0 < 0.015 })
+        try await Task.sleep(for: .seconds(1))
+        try await client.send(.unsubscribe(id: 3, stream: .accelerometer))
+        var accelerometer: [Double] = []
+        var gyro: [[String: Any]] = []
+        while let message = try await client.next(), message["id"] as? Int != 3 {
+            if message["type"] as? String == "accelerometer", let t = message["timestamp"] as? Double { accelerometer.append(t) }
+            if message["type"] as? String == "gyro" { gyro.append(message) }
+        }
+        #expect(accelerometer.count > 50, "the held accelerometer values come before the reply: \(accelerometer.count)")
+        #expect(zip(accelerometer, accelerometer.dropFirst()).allSatisfy { $1 > $0 && $1 - $0 < 0.015 })
+
+        // No sample follows the trace's last row: only its end (the sensors unavailable) can
+        // release the last batch.
+        func index(_ message: [String: Any]) -> Int? {
+            (message["rotationRate"] as? [String: Double])?["z"].map { Int(($0 / 1e-5).rounded()) }
+        }
+        while gyro.last.flatMap(index) != rows - 1, let message = try await client.next(timeout: 20) {
+            if message["type"] as? String == "gyro" { gyro.append(message) }
+        }
+        let indices = gyro.compactMap(index)
+        #expect(indices.last == rows - 1, "the last row's value arrived: \(indices.suffix(3))")
+        #expect(indices.count > 100 && zip(indices, indices.dropFirst()).allSatisfy { $1 == $0 + 1 }, "every row, in order")
     }
 }
