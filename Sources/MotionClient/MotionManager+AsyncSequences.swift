@@ -6,30 +6,37 @@ import MotionProtocol
 /// consumer with its own interval; ending the iteration (or cancelling its task) ends it.
 /// Sample sequences throw only errors waiting cannot cure (access denied, frame unavailable):
 /// while motiond is away they simply pause, and resume when it is back.
+///
+/// `maximumReportLatency` (beyond Core Motion, as Android's maximum report latency): seconds a
+/// value may be late; above 0 motiond sends values in batches, and the sequence still yields
+/// every value, in order (see ``accelerometerMaximumReportLatency``).
 extension MotionManager {
-    public func accelerometerUpdates(interval: TimeInterval = defaultInterval) -> AsyncThrowingStream<AccelerometerData, any Error> {
-        updates(.accelerometer, interval: interval, Self.accelerometerData)
+    public func accelerometerUpdates(interval: TimeInterval = defaultInterval,
+                                     maximumReportLatency: TimeInterval = 0) -> AsyncThrowingStream<AccelerometerData, any Error> {
+        updates(.accelerometer, interval: interval, latency: maximumReportLatency, Self.accelerometerData)
     }
 
-    public func gyroUpdates(interval: TimeInterval = defaultInterval) -> AsyncThrowingStream<GyroData, any Error> {
-        updates(.gyro, interval: interval, Self.gyroData)
+    public func gyroUpdates(interval: TimeInterval = defaultInterval,
+                            maximumReportLatency: TimeInterval = 0) -> AsyncThrowingStream<GyroData, any Error> {
+        updates(.gyro, interval: interval, latency: maximumReportLatency, Self.gyroData)
     }
 
-    public func magnetometerUpdates(interval: TimeInterval = defaultInterval) -> AsyncThrowingStream<MagnetometerData, any Error> {
-        updates(.magnetometer, interval: interval, Self.magnetometerData)
+    public func magnetometerUpdates(interval: TimeInterval = defaultInterval,
+                                    maximumReportLatency: TimeInterval = 0) -> AsyncThrowingStream<MagnetometerData, any Error> {
+        updates(.magnetometer, interval: interval, latency: maximumReportLatency, Self.magnetometerData)
     }
 
     /// Device motion in `frame`; the manager has one device-motion frame at a time, so this
     /// also sets ``attitudeReferenceFrame`` for the updates running.
-    public func deviceMotionUpdates(using frame: AttitudeReferenceFrame = .xArbitraryZVertical,
-                                    interval: TimeInterval = defaultInterval) -> AsyncThrowingStream<DeviceMotion, any Error> {
+    public func deviceMotionUpdates(using frame: AttitudeReferenceFrame = .xArbitraryZVertical, interval: TimeInterval = defaultInterval,
+                                    maximumReportLatency: TimeInterval = 0) -> AsyncThrowingStream<DeviceMotion, any Error> {
         sync { deviceMotionFrame = frame }
-        return updates(.deviceMotion, interval: interval, Self.deviceMotionData)
+        return updates(.deviceMotion, interval: interval, latency: maximumReportLatency, Self.deviceMotionData)
     }
 
     /// Headings with the manager's ``headingFilter`` and ``headingOrientation``.
-    public func headingUpdates() -> AsyncThrowingStream<Heading, any Error> {
-        updates(.heading, interval: nil, Self.headingData)
+    public func headingUpdates(maximumReportLatency: TimeInterval = 0) -> AsyncThrowingStream<Heading, any Error> {
+        updates(.heading, interval: nil, latency: maximumReportLatency, Self.headingData)
     }
 
     /// Device orientation changes, starting with the current orientation once known.
@@ -68,11 +75,11 @@ extension MotionManager {
         return sequence
     }
 
-    private func updates<Value: Sendable>(_ stream: StreamName, interval: TimeInterval?,
+    private func updates<Value: Sendable>(_ stream: StreamName, interval: TimeInterval?, latency: TimeInterval,
                                           _ convert: @escaping @Sendable (ServerMessage) -> Value?) -> AsyncThrowingStream<Value, any Error> {
         let (sequence, continuation) = AsyncThrowingStream.makeStream(of: Value.self, throwing: (any Error).self)
         let id = sync {
-            addConsumer(stream, interval: interval.map { max($0, Wire.minimumInterval) }) { result in
+            addConsumer(stream, interval: interval.map { max($0, Wire.minimumInterval) }, latency: Self.clampedLatency(latency)) { result in
                 switch result {
                 case .success(let message):
                     if let value = convert(message) { continuation.yield(value) }

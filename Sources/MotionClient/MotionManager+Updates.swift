@@ -12,7 +12,9 @@ public typealias HeadingHandler = @Sendable (Heading?, (any Error)?) -> Void
 /// Push and pull of each stream, named and behaving as in `CMMotionManager`: `start…Updates()`
 /// then read the latest value (nil until the first one arrives), or `start…Updates(to:withHandler:)`
 /// to have each value handed to a handler on that queue; `stop…Updates()` is idempotent; a
-/// second start replaces the first. Pull and push of one stream share the one update interval.
+/// second start replaces the first. Pull and push of one stream share the one update interval
+/// and maximum report latency (`…MaximumReportLatency`, beyond Core Motion: values may arrive in
+/// batches, each handed to the handler on its own, in order).
 extension MotionManager {
     // MARK: Accelerometer
 
@@ -105,7 +107,8 @@ extension MotionManager {
                                         handler: (@Sendable (Value?, (any Error)?) -> Void)?) {
         sync {
             latest[stream] = nil
-            _ = addConsumer(stream, interval: stream.isSampleStream ? intervals[stream] ?? Self.defaultInterval : nil, id: Self.ownConsumer) { result in
+            _ = addConsumer(stream, interval: stream.isSampleStream ? intervals[stream] ?? Self.defaultInterval : nil,
+                            latency: latencies[stream] ?? 0, id: Self.ownConsumer) { result in
                 guard let queue, let handler else { return }
                 switch result {
                 case .success(let message):

@@ -58,6 +58,42 @@ public final class MotionManager: @unchecked Sendable {
     /// The interval of updates started without setting one: 0.1 s, the protocol's default.
     public static let defaultInterval: TimeInterval = ClientRequest.defaultInterval
 
+    // MARK: - Maximum report latency (seconds); changes apply to running updates.
+    //
+    // Beyond Core Motion, as Android's maximum report latency: how late a value may reach this
+    // process. Above 0, motiond holds the values and sends them together, so the process wakes
+    // once per batch instead of once per value; handlers still get every value, one call each,
+    // in order. 0 (the default) delivers each value at once; at most `Wire.maximumLatency`
+    // (10 s). When several consumers of a stream disagree, the shortest latency wins. A pull
+    // (`accelerometerData`, …) reads the latest value received, which may then be as old.
+
+    public var accelerometerMaximumReportLatency: TimeInterval {
+        get { sync { latencies[.accelerometer] ?? 0 } }
+        set { setLatency(newValue, for: .accelerometer) }
+    }
+    public var gyroMaximumReportLatency: TimeInterval {
+        get { sync { latencies[.gyro] ?? 0 } }
+        set { setLatency(newValue, for: .gyro) }
+    }
+    public var magnetometerMaximumReportLatency: TimeInterval {
+        get { sync { latencies[.magnetometer] ?? 0 } }
+        set { setLatency(newValue, for: .magnetometer) }
+    }
+    public var deviceMotionMaximumReportLatency: TimeInterval {
+        get { sync { latencies[.deviceMotion] ?? 0 } }
+        set { setLatency(newValue, for: .deviceMotion) }
+    }
+    public var headingMaximumReportLatency: TimeInterval {
+        get { sync { latencies[.heading] ?? 0 } }
+        set { setLatency(newValue, for: .heading) }
+    }
+
+    /// A latency as the protocol accepts it: 0 (also for NaN and negative values) to
+    /// `Wire.maximumLatency`.
+    static func clampedLatency(_ latency: TimeInterval) -> Double {
+        latency > 0 ? min(latency, Wire.maximumLatency) : 0
+    }
+
     // MARK: - Availability (false while motiond is unreachable)
 
     public var isAccelerometerAvailable: Bool { isAvailable(.accelerometer) }
@@ -92,6 +128,8 @@ public final class MotionManager: @unchecked Sendable {
     private var subscribed: [StreamName: Wanted] = [:]
     /// The Core Motion-style update intervals.
     var intervals: [StreamName: Double] = [:]
+    /// The Core Motion-style updates' maximum report latencies.
+    var latencies: [StreamName: Double] = [:]
     /// Options of the one device-motion and the one heading subscription.
     var deviceMotionFrame = AttitudeReferenceFrame.xArbitraryZVertical
     var headingOptions = (filter: 1.0, orientation: HeadingOrientation.portrait)
@@ -116,6 +154,8 @@ public final class MotionManager: @unchecked Sendable {
         /// Seconds between values for sample streams (nil: every value).
         var interval: Double?
         var decimator: Decimator?
+        /// Sample streams: seconds its values may be late (0: at once).
+        var latency: Double
         /// Gets each value it is due, or an error (on the manager's queue: it forwards to
         /// the user's queue itself).
         let deliver: (Result<ServerMessage, MotionClientError>) -> Void
@@ -127,6 +167,7 @@ public final class MotionManager: @unchecked Sendable {
         var frame: AttitudeReferenceFrame?
         var headingFilter: Double?
         var headingOrientation: HeadingOrientation?
+        var latency: Double?
     }
 
     func sync<T>(_ body: () -> T) -> T { queue.sync(execute: body) }
@@ -134,11 +175,12 @@ public final class MotionManager: @unchecked Sendable {
     // MARK: - Consumers
 
     /// Adds a consumer of `stream` (on `queue`); returns its id.
-    func addConsumer(_ stream: StreamName, interval: Double?, id fixed: Int? = nil,
+    func addConsumer(_ stream: StreamName, interval: Double?, latency: Double = 0, id fixed: Int? = nil,
                      deliver: @escaping (Result<ServerMessage, MotionClientError>) -> Void) -> Int {
         let id = fixed ?? nextConsumer
         if fixed == nil { nextConsumer += 1 }
-        consumers[stream, default: [:]][id] = Consumer(interval: interval, decimator: interval.map { Decimator(interval: $0) }, deliver: deliver)
+        consumers[stream, default: [:]][id] = Consumer(interval: interval, decimator: interval.map { Decimator(interval: $0) },
+                                                       latency: latency, deliver: deliver)
         link.start()
         resubscribe(stream)
         if !link.isConnected, attempted {
@@ -176,7 +218,8 @@ public final class MotionManager: @unchecked Sendable {
         }
         link.send({ id in
             .subscribe(ClientRequest.Subscription(id: id, stream: stream, interval: wanted.interval, frame: wanted.frame,
-                                                  headingFilter: wanted.headingFilter, headingOrientation: wanted.headingOrientation))
+                                                  headingFilter: wanted.headingFilter, headingOrientation: wanted.headingOrientation,
+                                                  latency: wanted.latency))
         }, reply: { [weak self] result in
             guard let self, case .failure(let error) = result, error.isPermanent else { return }
             // Refused (access, frame): every consumer learns why; the subscription is not retried.
@@ -187,7 +230,11 @@ public final class MotionManager: @unchecked Sendable {
     private func want(_ stream: StreamName) -> Wanted? {
         guard let users = consumers[stream], !users.isEmpty else { return nil }
         var wanted = Wanted()
-        if stream.isSampleStream { wanted.interval = users.values.compactMap(\.interval).min() ?? Self.defaultInterval }
+        if stream.isSampleStream {
+            wanted.interval = users.values.compactMap(\.interval).min() ?? Self.defaultInterval
+            let latency = users.values.map(\.latency).min() ?? 0
+            wanted.latency = latency > 0 ? latency : nil
+        }
         if stream == .deviceMotion { wanted.frame = deviceMotionFrame }
         if stream == .heading {
             wanted.headingFilter = headingOptions.filter
@@ -200,13 +247,28 @@ public final class MotionManager: @unchecked Sendable {
         let seconds = max(interval, Wire.minimumInterval)
         queue.async { [self] in
             intervals[stream] = seconds
-            // The Core Motion-style consumer (id 0) follows its interval.
-            guard var own = consumers[stream]?[0] else { return }
-            own.interval = seconds
-            own.decimator = Decimator(interval: seconds)
-            consumers[stream]?[0] = own
-            resubscribe(stream)
+            changeOwnConsumer(of: stream) {
+                $0.interval = seconds
+                $0.decimator = Decimator(interval: seconds)
+            }
         }
+    }
+
+    private func setLatency(_ latency: TimeInterval, for stream: StreamName) {
+        let seconds = Self.clampedLatency(latency)
+        queue.async { [self] in
+            latencies[stream] = seconds
+            changeOwnConsumer(of: stream) { $0.latency = seconds }
+        }
+    }
+
+    /// The Core Motion-style consumer (id 0) of `stream` follows a changed option, when its
+    /// updates run; the daemon's subscription follows it (on `queue`).
+    private func changeOwnConsumer(of stream: StreamName, _ change: (inout Consumer) -> Void) {
+        guard var own = consumers[stream]?[Self.ownConsumer] else { return }
+        change(&own)
+        consumers[stream]?[Self.ownConsumer] = own
+        resubscribe(stream)
     }
 
     // MARK: - Connection

@@ -8,6 +8,10 @@ struct OutgoingMessage: Sendable {
     enum Delivery: Sendable, Hashable {
         /// A sample of a stream: the oldest is dropped first, and the drop is counted.
         case sample(StreamName)
+        /// A sample delivered in a batch (a subscription's `latency`): kept as long as at most
+        /// `capacity` of its stream are queued (two batches) and the queue's hard bound on
+        /// batched bytes holds; beyond either the oldest is dropped, and counted.
+        case batched(StreamName, capacity: Int)
         /// The current state of something (`key`): a newer one replaces a queued older one.
         case state(key: String)
         /// An event (shake phase, gesture): kept in order; only past a hard bound is the oldest
@@ -29,6 +33,19 @@ struct OutgoingMessage: Sendable {
         self.message = message
         bytes = Array((message.line + "\n").utf8)
         self.delivery = delivery ?? Self.delivery(of: message)
+    }
+
+    private init(message: ServerMessage, bytes: [UInt8], delivery: Delivery) {
+        self.message = message
+        self.bytes = bytes
+        self.delivery = delivery
+    }
+
+    /// The same message (the same encoded bytes) as part of a batch whose stream may have
+    /// `capacity` messages queued; a message without a stream is returned unchanged.
+    func batched(capacity: Int) -> OutgoingMessage {
+        guard let stream = message.stream else { return self }
+        return OutgoingMessage(message: message, bytes: bytes, delivery: .batched(stream, capacity: capacity))
     }
 
     private static func delivery(of message: ServerMessage) -> Delivery {

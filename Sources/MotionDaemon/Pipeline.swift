@@ -291,14 +291,14 @@ final class Pipeline: @unchecked Sendable {
         do throws(ProtocolError) {
             switch try grant.admit(request) {
             case .subscribe(let wanted):
-                let subscription = try publisher.subscribe(wanted, client: client, engine: engine)
+                let subscription = try publisher.subscribe(wanted, client: client, engine: engine, into: &out)
                 logger.debug("\(client) subscribed to \(wanted.stream) every \(subscription.interval) s")
                 updateDemand()
                 extra = currentState(of: wanted.stream, for: subscription)
                 let available = subscription.kinds.allSatisfy { state($0).available }
-                result = .success(.subscribed(interval: subscription.interval, available: available))
+                result = .success(.subscribed(interval: subscription.interval, available: available, latency: subscription.latency))
             case .unsubscribe(_, let stream):
-                try publisher.unsubscribe(stream, client: client)
+                try publisher.unsubscribe(stream, client: client, into: &out)
                 logger.debug("\(client) unsubscribed from \(stream)")
                 updateDemand()
                 result = .success(.unsubscribed)

@@ -4,8 +4,11 @@ import MotionProtocol
 /// The subscriptions of every client and what each receives (R10, R12): per-subscription
 /// decimation to the requested interval, device motion per frame and anchor, headings per
 /// edge and filter, and events from detectors run once per distinct set of detector
-/// parameters. Each message is encoded once, however many clients get it. Lives on the
-/// pipeline queue; pure apart from that (time comes from samples).
+/// parameters. Each message is encoded once, however many clients get it. Subscriptions with a
+/// `latency` get their values in batches (``Batch``): held here, and handed on together when
+/// the oldest is `latency` old by sample time, when the subscription is replaced or ends, or
+/// when a sensor it needs becomes unavailable. Lives on the pipeline queue; pure apart from
+/// that (time comes from samples).
 struct Publisher: Sendable {
     /// Subscriptions by stream, then client (at most one per client and stream).
     private(set) var subscriptions: [StreamName: [ClientID: Subscription]] = [:]
@@ -14,6 +17,10 @@ struct Publisher: Sendable {
     private(set) var defaultDetectors: DetectorConfiguration
     /// Time of the latest accelerometer sample the detectors saw.
     private(set) var detectorTime: Double?
+    /// What batching subscriptions hold, while they hold anything.
+    private var batches: [BatchKey: Batch] = [:]
+    /// The earliest time a batch may be due (infinity: none held; may be early, never late).
+    private var nextDue = Double.infinity
 
     init(detectors: DetectorConfiguration) {
         defaultDetectors = detectors
@@ -22,14 +29,17 @@ struct Publisher: Sendable {
 
     // MARK: - Subscriptions
 
-    /// Adds (or replaces) a subscription. Frames the engine cannot serve are refused.
-    mutating func subscribe(_ request: ClientRequest.Subscription, client: ClientID, engine: MotionEngine) throws(ProtocolError) -> Subscription {
+    /// Adds (or replaces) a subscription. Frames the engine cannot serve are refused. What the
+    /// replaced subscription held goes to `out` first.
+    mutating func subscribe(_ request: ClientRequest.Subscription, client: ClientID, engine: MotionEngine,
+                            into out: inout [Addressed]) throws(ProtocolError) -> Subscription {
         if request.stream == .deviceMotion, let frame = request.frame, !engine.availableFrames.contains(frame) {
             var reason = "not available"
             do { _ = try engine.attitude(in: frame) } catch { if case .frameUnavailable(_, let why) = error { reason = why } }
             throw ProtocolError(.frameUnavailable, "\(frame): \(reason)")
         }
         let subscription = try Subscription(request, defaultDetectors: defaultDetectors)
+        release(BatchKey(stream: request.stream, client: client), into: &out)
         add(subscription, client: client)
         return subscription
     }
@@ -64,16 +74,20 @@ struct Publisher: Sendable {
         pruneDetectors()
     }
 
-    mutating func unsubscribe(_ stream: StreamName, client: ClientID) throws(ProtocolError) {
+    /// Ends a subscription; what it held goes to `out`.
+    mutating func unsubscribe(_ stream: StreamName, client: ClientID, into out: inout [Addressed]) throws(ProtocolError) {
         guard subscriptions[stream]?.removeValue(forKey: client) != nil else {
             throw ProtocolError(.notSubscribed, "not subscribed to \(stream)")
         }
+        release(BatchKey(stream: stream, client: client), into: &out)
         pruneDetectors()
     }
 
-    /// Forgets everything of a client that went away.
+    /// Forgets everything of a client that went away, what its batches held too: its
+    /// connection is gone, so nobody is left to read them.
     mutating func remove(_ client: ClientID) {
         for stream in subscriptions.keys { subscriptions[stream]?[client] = nil }
+        batches = batches.filter { $0.key.client != client }
         pruneDetectors()
     }
 
@@ -125,14 +139,19 @@ struct Publisher: Sendable {
     /// Everything `sample` (already taken by `engine`) causes: raw samples, device motion and
     /// headings (on gyroscope samples, the fusion's rate) and detector events (on
     /// accelerometer samples), appended to `out`. `period` is the spacing of this sensor's samples.
-    /// Returns what the log should know (see ``Notes``).
+    /// Batches due at the sample's time leave first; the values the sample itself causes start
+    /// the next batch. Returns what the log should know (see ``Notes``).
     mutating func publish(_ sample: Sample, engine: MotionEngine, period: Double, into out: inout [Addressed]) -> Notes {
         let t = sample.timestamp
+        releaseBatches(dueAt: t, into: &out)
         let raw = StreamName(sample.kind)
         let rawDue = due(raw, at: t, period: period)
         if !rawDue.isEmpty {
             let message = OutgoingMessage(.sample(sample))
-            for client in rawDue { out.append(Addressed(client: client, message: message)) }
+            for client in rawDue {
+                guard let subscription = subscriptions[raw]?[client] else { continue }
+                deliver(message, to: client, of: subscription, at: t, into: &out)
+            }
         }
         var notes = Notes()
         switch sample.kind {
@@ -155,11 +174,66 @@ struct Publisher: Sendable {
         var deviceMotion: [(client: ClientID, frame: AttitudeReferenceFrame, unavailable: DeviceMotionUnavailable?)] = []
     }
 
-    /// A message for every subscriber of `stream` (availability, calibration).
-    func broadcast(_ message: ServerMessage, to stream: StreamName, into out: inout [Addressed]) {
+    /// A message for every subscriber of `stream` (availability, calibration). A sensor's
+    /// unavailability first releases every batch that needs the sensor: no more values may
+    /// come to make it due.
+    mutating func broadcast(_ message: ServerMessage, to stream: StreamName, into out: inout [Addressed]) {
+        if case .availability(let kind, let state) = message, !state.available {
+            for key in batches.keys.sorted() where subscriptions[key.stream]?[key.client]?.kinds.contains(kind) ?? true {
+                release(key, into: &out)
+            }
+        }
         guard let clients = subscriptions[stream], !clients.isEmpty else { return }
         let encoded = OutgoingMessage(message)
         for client in clients.keys.sorted() { out.append(Addressed(client: client, message: encoded)) }
+    }
+
+    /// Values held by batching subscriptions, in all.
+    var heldCount: Int {
+        batches.values.reduce(0) { $0 + $1.count }
+    }
+
+    /// Hands `message`, a value of time `t`, to `client` now, or holds it in the batch of
+    /// `subscription` when that has a latency.
+    private mutating func deliver(_ message: OutgoingMessage, to client: ClientID, of subscription: Subscription, at t: Double,
+                                  into out: inout [Addressed]) {
+        guard subscription.latency > 0 else {
+            out.append(Addressed(client: client, message: message))
+            return
+        }
+        let key = BatchKey(stream: subscription.stream, client: client)
+        let due = batches[key, default: Batch(latency: subscription.latency, queueCapacity: subscription.batchCapacity)].hold(message, at: t)
+        nextDue = min(nextDue, due)
+    }
+
+    /// Every batch whose oldest value is `latency` old at `t`, to `out`.
+    private mutating func releaseBatches(dueAt t: Double, into out: inout [Addressed]) {
+        guard Batch.reached(nextDue, at: t) else { return }
+        nextDue = .infinity
+        for key in batches.keys.sorted() {
+            guard let batch = batches[key] else { continue }
+            if batch.isDue(at: t) {
+                release(key, into: &out)
+            } else {
+                nextDue = min(nextDue, batch.due)
+            }
+        }
+    }
+
+    /// What one subscription holds, to `out` (nothing when it holds nothing).
+    private mutating func release(_ key: BatchKey, into out: inout [Addressed]) {
+        guard let batch = batches.removeValue(forKey: key) else { return }
+        for message in batch.released { out.append(Addressed(client: key.client, message: message)) }
+    }
+
+    /// A subscription's batch: its stream and client.
+    private struct BatchKey: Hashable, Comparable {
+        var stream: StreamName
+        var client: ClientID
+
+        static func < (a: Self, b: Self) -> Bool {
+            (a.client, a.stream.rawValue) < (b.client, b.stream.rawValue)
+        }
     }
 
     /// The subscribers of `stream` whose next value is due at `t`.
@@ -200,7 +274,7 @@ struct Publisher: Sendable {
             let unavailable: DeviceMotionUnavailable?
             switch result {
             case .success(let message):
-                out.append(Addressed(client: client, message: message))
+                deliver(message, to: client, of: subscription, at: t, into: &out)
                 unavailable = nil
             case .failure(let error):
                 unavailable = error
@@ -229,8 +303,8 @@ struct Publisher: Sendable {
                   let value = heading(subscription.headingOrientation), let top = heading(.portrait),
                   subscription.headingFilter.admit(value.magneticHeading) else { continue }
             subscriptions[.heading]?[client] = subscription
-            out.append(Addressed(client: client, message: OutgoingMessage(
-                .heading(value, orientation: subscription.headingOrientation, topEdge: top.magneticHeading))))
+            deliver(OutgoingMessage(.heading(value, orientation: subscription.headingOrientation, topEdge: top.magneticHeading)),
+                    to: client, of: subscription, at: t, into: &out)
         }
     }
 

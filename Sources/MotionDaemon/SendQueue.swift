@@ -3,9 +3,13 @@ import MotionProtocol
 
 /// One client's bounded queue of outgoing messages (R41). A client that reads slowly or not
 /// at all costs at most `sampleCapacity` messages or `sampleByteCapacity` bytes of samples,
-/// `eventCapacity` events, one message per state key and the replies to its requests in
-/// flight:
+/// `batchedByteCapacity` bytes of batched samples, `eventCapacity` events, one message per
+/// state key and the replies to its requests in flight:
 /// - samples beyond either sample limit push out the oldest sample, counted per stream;
+/// - batched samples (a subscription with a `latency`) have room for two batches of their
+///   stream (the capacity each carries) within `batchedByteCapacity`: a client that reads
+///   each batch before the next is due loses none; beyond that the oldest batched sample of
+///   the stream (past the byte bound: of any stream) goes, counted per stream;
 /// - a state (orientation, calibration, a sensor's availability) replaces the queued older one
 ///   of the same key: the client always learns the latest state, never a stale one;
 /// - events beyond `eventCapacity` push out the oldest event, counted;
@@ -18,6 +22,7 @@ struct SendQueue: Sendable {
     let sampleCapacity: Int
     let sampleByteCapacity: Int
     let eventCapacity: Int
+    let batchedByteCapacity: Int
     private var entries: Deque<OutgoingMessage> = []
     /// Bytes of the first entry already written.
     private(set) var headOffset = 0
@@ -26,6 +31,8 @@ struct SendQueue: Sendable {
     private var samples = 0
     private var sampleBytes = 0
     private var events = 0
+    private var batched: [StreamName: Int] = [:]
+    private var batchedBytes = 0
     /// Drops not yet reported, and all drops since the connection opened, per stream.
     private var unreported: [StreamName: Int] = [:]
     private(set) var totalDropped: [StreamName: Int] = [:]
@@ -39,12 +46,19 @@ struct SendQueue: Sendable {
     static let defaultSampleCapacity = 512
     static let defaultSampleByteCapacity = 128 * 1024
     static let defaultEventCapacity = 256
+    /// The hard bound on batched samples: 4 MiB, room for two 10 s batches
+    /// (``Wire/maximumLatency``) of every sample stream at 100 Hz at once (about 1.4 MB a
+    /// batch: device motion lines are up to about 690 bytes, headings 270, raw samples 150).
+    /// Batched lines are shared with every other client of the same values, so this bounds
+    /// what one client can hold, not what it adds.
+    static let defaultBatchedByteCapacity = 4 * 1024 * 1024
 
     init(sampleCapacity: Int = defaultSampleCapacity, sampleByteCapacity: Int = defaultSampleByteCapacity,
-         eventCapacity: Int = defaultEventCapacity) {
+         eventCapacity: Int = defaultEventCapacity, batchedByteCapacity: Int = defaultBatchedByteCapacity) {
         self.sampleCapacity = sampleCapacity
         self.sampleByteCapacity = sampleByteCapacity
         self.eventCapacity = eventCapacity
+        self.batchedByteCapacity = batchedByteCapacity
     }
 
     var isEmpty: Bool { entries.isEmpty }
@@ -61,6 +75,17 @@ struct SendQueue: Sendable {
             }
             samples += 1
             sampleBytes += message.bytes.count
+        case .batched(let stream, let capacity):
+            while batched[stream, default: 0] >= capacity, let index = firstRemovable(where: { Self.isBatched($0, of: stream) }) {
+                count(drop: stream)
+                remove(at: index)
+            }
+            while batchedBytes + message.bytes.count > batchedByteCapacity, let index = firstRemovable(where: { Self.isBatched($0, of: nil) }) {
+                if case .batched(let old, _) = entries[index].delivery { count(drop: old) }
+                remove(at: index)
+            }
+            batched[stream, default: 0] += 1
+            batchedBytes += message.bytes.count
         case .event:
             if events >= eventCapacity, let index = firstRemovable(where: { if case .event = $0 { true } else { false } }) {
                 if case .event(let old) = entries[index].delivery { count(drop: old) }
@@ -80,6 +105,12 @@ struct SendQueue: Sendable {
         totalDropped[stream, default: 0] += 1
     }
 
+    /// Whether `delivery` is a batched sample of `stream` (of any stream when nil).
+    private static func isBatched(_ delivery: OutgoingMessage.Delivery, of stream: StreamName?) -> Bool {
+        guard case .batched(let own, _) = delivery else { return false }
+        return stream == nil || own == stream
+    }
+
     /// The first entry matching `predicate` that is neither being written nor partly written.
     private func firstRemovable(where predicate: (OutgoingMessage.Delivery) -> Bool) -> Int? {
         let first = max(inTransit, headOffset > 0 ? 1 : 0)
@@ -92,6 +123,9 @@ struct SendQueue: Sendable {
         case .sample:
             samples -= 1
             sampleBytes -= entries[index].bytes.count
+        case .batched(let stream, _):
+            batched[stream, default: 0] -= 1
+            batchedBytes -= entries[index].bytes.count
         case .event: events -= 1
         default: break
         }
@@ -131,8 +165,8 @@ struct SendQueue: Sendable {
         return replies
     }
 
-    /// `dropped` messages for drops not yet reported, once samples have drained to half the
-    /// capacity, or at least every `reportInterval` seconds for a client that stays behind;
+    /// `dropped` messages for drops not yet reported, once samples (plain and batched) have
+    /// drained to half the capacity, or at least every `reportInterval` seconds for a client that stays behind;
     /// clears them. `now` is any monotonic clock in seconds.
     mutating func takeDropReports(now: Double) -> [OutgoingMessage] {
         guard !unreported.isEmpty else { return [] }
@@ -140,7 +174,7 @@ struct SendQueue: Sendable {
         // report once it drains, one that stays behind a second later.
         let since = lastReport ?? now
         lastReport = since
-        let drained = samples <= sampleCapacity / 2 && sampleBytes <= sampleByteCapacity / 2
+        let drained = samples <= sampleCapacity / 2 && sampleBytes <= sampleByteCapacity / 2 && batchedBytes <= batchedByteCapacity / 2
         guard drained || now - since >= Self.reportInterval else { return [] }
         lastReport = now
         let reports = unreported.sorted { $0.key.rawValue < $1.key.rawValue }.map { stream, count in

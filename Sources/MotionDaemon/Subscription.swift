@@ -28,6 +28,17 @@ struct Subscription: Sendable {
     let kinds: Set<SensorKind>
     /// `deviceMotion`: why the latest value could not be given, if it could not.
     var unavailable: DeviceMotionUnavailable?
+    /// Sample streams: seconds a value may be held so values leave together (0: each at once).
+    /// The ``Publisher`` holds them in a ``Batch``.
+    let latency: Double
+
+    /// How many of its batched values the client's send queue keeps: room for two batches. A
+    /// batch holds the values of less than ``latency`` seconds, which decimation (a value at
+    /// most half a period early, an interval apart on average) spaces into at most
+    /// ⌈latency / interval⌉ + 1; one more each for rounding.
+    var batchCapacity: Int {
+        2 * (Int((latency / interval).rounded(.up)) + 2)
+    }
 
     /// Throws `invalidValue` when the client's detector options do not fit the parameters.
     init(_ request: ClientRequest.Subscription, defaultDetectors: DetectorConfiguration) throws(ProtocolError) {
@@ -48,6 +59,7 @@ struct Subscription: Sendable {
         self.detectors = detectors
         decimator = Decimator(interval: interval)
         kinds = SensorDemand.kinds(for: stream, frame: frame)
+        latency = stream.isSampleStream ? request.latency ?? 0 : 0
     }
 
     /// The daemon's own printing: every value (no decimation) from sensors run at `period`.

@@ -32,9 +32,15 @@ public enum ClientRequest: Sendable, Hashable {
         /// Their types and ranges are checked when the request is parsed; the daemon lays them
         /// over its own detector settings, which its configuration file may have changed.
         public var detectors: [String: JSONValue]?
+        /// Sample streams only: seconds a value may wait so that values are delivered together,
+        /// in batches, instead of one by one (beyond Core Motion: Android's maximum report
+        /// latency). Nil (the wire's 0, the default) delivers each value at once; at most
+        /// ``Wire/maximumLatency``.
+        public var latency: Double?
 
         public init(id: Int? = nil, stream: StreamName, interval: Double? = nil, frame: AttitudeReferenceFrame? = nil,
-                    headingFilter: Double? = nil, headingOrientation: HeadingOrientation? = nil, detectors: [String: JSONValue]? = nil) {
+                    headingFilter: Double? = nil, headingOrientation: HeadingOrientation? = nil, detectors: [String: JSONValue]? = nil,
+                    latency: Double? = nil) {
             self.id = id
             self.stream = stream
             self.interval = interval
@@ -42,6 +48,7 @@ public enum ClientRequest: Sendable, Hashable {
             self.headingFilter = headingFilter
             self.headingOrientation = headingOrientation
             self.detectors = detectors
+            self.latency = latency
         }
     }
 
@@ -90,6 +97,15 @@ public enum ClientRequest: Sendable, Hashable {
                 _ = try DetectorConfiguration().overlaid(with: options.object)
                 subscription.detectors = options.object
             }
+            if let latency = try fields.number("latency") {
+                guard stream.isSampleStream else {
+                    throw ProtocolError(.invalidValue, "latency: \(stream) is not a sample stream (only accelerometer, gyro, magnetometer, deviceMotion and heading are batched)")
+                }
+                guard latency.isFinite, latency >= 0, latency <= Wire.maximumLatency else {
+                    throw ProtocolError(.invalidValue, "latency: \(latency) s is not between 0 and \(Wire.maximumLatency) s")
+                }
+                subscription.latency = latency > 0 ? latency : nil
+            }
             self = .subscribe(subscription)
         case "unsubscribe":
             self = .unsubscribe(id: id, stream: try fields.stream())
@@ -125,6 +141,7 @@ public enum ClientRequest: Sendable, Hashable {
             if let detectors = s.detectors, let data = try? JSONEncoder().encode(JSONValue.object(detectors)) {
                 writer.raw("detectors", String(decoding: data, as: UTF8.self))
             }
+            if let latency = s.latency { writer.field("latency", latency) }
         case .unsubscribe(let id, let stream):
             writer.field("op", "unsubscribe")
             writer.field("id", id)

@@ -25,9 +25,11 @@ public indirect enum ServerMessage: Sendable, Equatable {
 
     /// What a successful reply carries.
     public enum Reply: Sendable, Equatable {
-        /// `subscribe`: the interval granted (after clamping), and whether everything the
-        /// stream needs is available now (if not, values start when it appears).
-        case subscribed(interval: Double, available: Bool)
+        /// `subscribe`: the interval granted (after clamping), whether everything the
+        /// stream needs is available now (if not, values start when it appears), and the
+        /// batching latency granted (0: values one by one; sent only when above 0, so a client
+        /// sees whether the daemon batches at all).
+        case subscribed(interval: Double, available: Bool, latency: Double = 0)
         case unsubscribed
         /// `get`: the latest value, in the shape it is pushed in.
         case value(ServerMessage)
@@ -74,9 +76,10 @@ public indirect enum ServerMessage: Sendable, Equatable {
             case .success(let reply):
                 writer.field("ok", true)
                 switch reply {
-                case .subscribed(let interval, let available):
+                case .subscribed(let interval, let available, let latency):
                     writer.field("interval", interval)
                     writer.field("available", available)
+                    if latency > 0 { writer.field("latency", latency) }
                 case .unsubscribed:
                     break
                 case .value(let message):

@@ -118,7 +118,7 @@ extension JSONFields {
             return .failure(ProtocolError(ErrorCode(rawValue: name) ?? .internalError, try error.required("message", error.string)))
         }
         if let interval = try number("interval") {
-            return .success(.subscribed(interval: interval, available: try bool("available") ?? true))
+            return .success(.subscribed(interval: interval, available: try bool("available") ?? true, latency: try number("latency") ?? 0))
         }
         if let sample = try nested("sample") {
             guard let message = try ServerMessage.parse(sample) else { throw ProtocolError(.invalidValue, "sample: unknown message type") }

@@ -18,6 +18,13 @@ public enum Wire {
     /// The longest update interval a subscription may ask for, seconds.
     public static let maximumInterval = 3600.0
 
+    /// The longest latency a batching subscription may ask for, seconds. A batch holds the
+    /// values of `latency` seconds, and a client's send queue keeps two batches while it reads:
+    /// at 10 s that is at most about 2,000 values of one stream at 100 Hz (about 1.4 MB of
+    /// device motion), which keeps what the daemon holds for one client bounded and small next to a
+    /// laptop's memory, while a step counter or logger still wakes only every 10 s.
+    public static let maximumLatency = 10.0
+
     /// The hardware periods the daemon runs sensors at, seconds: longer intervals are served by
     /// decimation from the slowest of these.
     public static let hardwarePeriods: ClosedRange<Double> = 0.01...0.1

@@ -209,7 +209,7 @@ final class DaemonConnection {
     /// now. An error reply throws as for ``call(_:)``.
     @discardableResult
     func subscribe(_ subscription: ClientRequest.Subscription) throws(Failure) -> (interval: Double, available: Bool) {
-        guard case .subscribed(let interval, let available) = try call(.subscribe(subscription)) else {
+        guard case .subscribed(let interval, let available, _) = try call(.subscribe(subscription)) else {
             throw .protocolError(ProtocolError(.invalidValue, "the reply to subscribe \(subscription.stream) carries no interval"))
         }
         return (interval, available)

@@ -13,6 +13,15 @@ struct OutgoingMessageTests {
         #expect(OutgoingMessage(message).bytes == Array((message.line + "\n").utf8))
     }
 
+    @Test("a batched copy keeps the message and its bytes (the same storage) and carries its stream and capacity")
+    func batched() {
+        let message = OutgoingMessage(.sample(Sample(kind: .magnetometer, timestamp: 1, vector: Vector3(20, 0, -44))))
+        let copy = message.batched(capacity: 42)
+        #expect(copy.delivery == .batched(.magnetometer, capacity: 42))
+        #expect(copy.message == message.message && copy.bytes == message.bytes)
+        #expect(copy.bytes.withUnsafeBufferPointer { $0.baseAddress } == message.bytes.withUnsafeBufferPointer { $0.baseAddress })
+    }
+
     @Test("each kind of message has its delivery class", arguments: [
         (ServerMessage.sample(Sample(kind: .gyroscope, timestamp: 0, vector: .zero)), OutgoingMessage.Delivery.sample(.gyro)),
         (.heading(Heading(timestamp: 0, magneticHeading: 0, trueHeading: -1, headingAccuracy: -1, field: MagneticField(.zero)),

@@ -220,4 +220,46 @@ struct SendQueueTests {
         #expect(Self.contents(queue) == ["\n"] + Self.text([samples[2]]))
         #expect(queue.totalDropped == [.accelerometer: 1])
     }
+
+    static func batched(_ kind: SensorKind = .accelerometer, at t: Double, capacity: Int) -> OutgoingMessage {
+        sample(kind, at: t).batched(capacity: capacity)
+    }
+
+    @Test("batched samples: a client that reads each batch before the next is due loses none, however far beyond the sample capacity a batch goes")
+    func batchesKept() {
+        var queue = SendQueue(sampleCapacity: 8, eventCapacity: 8)
+        var t = 0.0
+        for _ in 0..<5 {
+            // A batch of 50, then the next one arrives before the first is written: both kept.
+            let batches = (0..<2).map { _ in (0..<50).map { _ in t += 0.01; return Self.batched(at: t, capacity: 104) } }
+            for message in batches.joined() { queue.enqueue(message) }
+            // Plain samples of another stream neither push batched ones out nor are pushed out by them.
+            for n in 0..<10 { queue.enqueue(Self.sample(.gyroscope, at: t + Double(n))) }
+            #expect(queue.count == 108)
+            Self.write(queue.count, of: &queue)
+        }
+        #expect(queue.totalDropped == [.gyro: 10], "only the plain samples beyond their own capacity")
+        #expect(queue.takeDropReports(now: 0).map { $0.message } == [.dropped(stream: .gyro, count: 10, total: 10)])
+    }
+
+    @Test("batched samples beyond their capacity (a client that stopped reading) push out the oldest of their stream, counted")
+    func batchCapacity() {
+        var queue = SendQueue()
+        let accelerometer = (1...5).map { Self.batched(at: Double($0), capacity: 3) }
+        let gyro = (1...2).map { Self.batched(.gyroscope, at: Double($0), capacity: 3) }
+        for message in accelerometer + gyro { queue.enqueue(message) }
+        #expect(Self.contents(queue) == Self.text(Array(accelerometer.suffix(3)) + gyro))
+        #expect(queue.totalDropped == [.accelerometer: 2])
+    }
+
+    @Test("batched samples of every stream share a hard bound in bytes: the oldest go until the newest fits")
+    func batchedBytes() {
+        let one = Self.batched(at: 1, capacity: 1000).bytes.count
+        var queue = SendQueue(batchedByteCapacity: 3 * one)
+        let messages = (1...5).map { Self.batched(.gyroscope, at: Double($0), capacity: 1000) }
+        for message in messages { queue.enqueue(message) }
+        #expect(Self.contents(queue) == Self.text(Array(messages.suffix(3))))
+        #expect(queue.totalDropped == [.gyro: 2])
+        #expect(SendQueue.defaultBatchedByteCapacity == 4 * 1024 * 1024)
+    }
 }

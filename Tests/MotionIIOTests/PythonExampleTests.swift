@@ -45,6 +45,13 @@ struct PythonExampleTests {
         let times = motions.compactMap { $0["timestamp"] as? Double }
         // --interval 0.05, decimated from the hardware's 50 Hz: 40 or 60 ms apart.
         #expect(zip(times, times.dropFirst()).allSatisfy { $1 - $0 > 0.035 && $1 - $0 < 0.065 }, "\(times)")
+
+        // --latency: the values come in batches (beyond Core Motion), every one of them, in order.
+        let batched = try await Emulation.run([python, Self.script, daemon.socket, "--count", "30", "--json", "--interval", "0.01", "--latency", "0.2"])
+        #expect(batched.status == 0, "\(batched.stderr)")
+        let batchedTimes = batched.jsonLines.filter { $0["type"] as? String == "deviceMotion" }.compactMap { $0["timestamp"] as? Double }
+        #expect(batchedTimes.count == 30 && zip(batchedTimes, batchedTimes.dropFirst()).allSatisfy { $1 - $0 > 0.005 && $1 - $0 < 0.015 },
+                "\(batchedTimes)")
     }
 
     @Test("errors: 69 without a daemon, 1 with the daemon's reason for a refused subscription",

@@ -37,6 +37,34 @@ struct ClientRequestTests {
             == .subscribe(.init(stream: .magnetometer, interval: Wire.maximumInterval)))
     }
 
+    @Test("subscribe reads a batching latency on every sample stream; 0 is no batching; up to Wire.maximumLatency")
+    func latency() throws {
+        for stream in StreamName.allCases where stream.isSampleStream {
+            #expect(try parse(#"{"op":"subscribe","stream":"\#(stream)","interval":0.01,"latency":1.5}"#)
+                == .subscribe(.init(stream: stream, interval: 0.01, latency: 1.5)))
+        }
+        #expect(try parse(#"{"op":"subscribe","stream":"gyro","latency":0}"#) == .subscribe(.init(stream: .gyro)))
+        #expect(try parse(#"{"op":"subscribe","stream":"gyro","latency":null}"#) == .subscribe(.init(stream: .gyro)))
+        #expect(try parse(#"{"op":"subscribe","stream":"heading","latency":10}"#)
+            == .subscribe(.init(stream: .heading, latency: Wire.maximumLatency)))
+    }
+
+    @Test("a latency that is negative, too large, not a number, or on an event or status stream is invalidValue naming latency", arguments: [
+        (#"{"op":"subscribe","id":1,"stream":"gyro","latency":-0.5}"#, "latency: -0.5 s is not between 0 and 10.0 s"),
+        (#"{"op":"subscribe","id":1,"stream":"deviceMotion","latency":10.5}"#, "latency: 10.5 s is not between 0 and 10.0 s"),
+        (#"{"op":"subscribe","id":1,"stream":"accelerometer","latency":1e300}"#, "latency: 1e+300 s is not between 0 and 10.0 s"),
+        (#"{"op":"subscribe","id":1,"stream":"magnetometer","latency":"1"}"#, "latency: expected a number"),
+        (#"{"op":"subscribe","id":1,"stream":"shake","latency":1}"#, "latency: shake is not a sample stream"),
+        (#"{"op":"subscribe","id":1,"stream":"orientation","latency":0}"#, "latency: orientation is not a sample stream"),
+        (#"{"op":"subscribe","id":1,"stream":"availability","latency":0.5}"#, "latency: availability is not a sample stream"),
+    ])
+    func latencyRefused(line: String, message: String) throws {
+        let error = try #require(refusal(line))
+        #expect(error.code == .invalidValue)
+        #expect(error.message.hasPrefix(message), "\(error.message)")
+        #expect(ClientRequest.requestID(inLine: Array(line.utf8)) == 1)
+    }
+
     @Test("unsubscribe, get (with a frame or heading edge) and status")
     func otherOps() throws {
         #expect(try parse(#"{"op":"unsubscribe","id":3,"stream":"deviceMotion"}"#) == .unsubscribe(id: 3, stream: .deviceMotion))
@@ -138,6 +166,7 @@ struct ClientRequestTests {
         .subscribe(.init(stream: .heading, interval: 0.5, headingFilter: 2.5, headingOrientation: .landscapeRight)),
         .subscribe(.init(id: 2, stream: .orientation, interval: 0.05, detectors: ClientRequestTests.tunedDetectors)),
         .subscribe(.init(id: 3, stream: .availability)),
+        .subscribe(.init(id: 8, stream: .accelerometer, interval: 0.01, latency: 0.5)),
         .unsubscribe(id: 4, stream: .gyro),
         .unsubscribe(id: nil, stream: .calibration),
         .get(id: 5, stream: .deviceMotion, frame: .xArbitraryCorrectedZVertical, orientation: nil),

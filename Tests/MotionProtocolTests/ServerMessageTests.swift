@@ -44,7 +44,18 @@ struct ServerMessageTests {
         #expect(bool(object["ok"]) == true)
         #expect(isNumber(object["interval"], 0.02))
         #expect(bool(object["available"]) == false)
+        #expect(object["latency"] == nil, "no batching, no latency field")
         #expect(object["error"] == nil)
+    }
+
+    @Test("reply to a batching subscribe: the granted latency, read back by clients; absent reads as 0")
+    func subscribedReplyWithLatency() throws {
+        let reply = ServerMessage.reply(id: 2, .success(.subscribed(interval: 0.01, available: true, latency: 0.5)))
+        let object = try #require(jsonObject(reply.line))
+        #expect(isNumber(object["latency"], 0.5))
+        #expect(try ServerMessage.parse(line: Array(reply.line.utf8)) == reply)
+        let plain = ServerMessage.reply(id: 3, .success(.subscribed(interval: 0.01, available: true)))
+        #expect(try ServerMessage.parse(line: Array(plain.line.utf8)) == plain)
     }
 
     @Test("reply to unsubscribe: id and ok only")

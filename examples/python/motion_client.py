@@ -9,6 +9,11 @@ and yaw, converted from radians to degrees) as it arrives:
     python3 motion_client.py                          # /run/motiond/motiond.sock, or $MOTIOND_SOCKET
     python3 motion_client.py /tmp/motiond.sock --count 5
     python3 motion_client.py --json --interval 0.05   # the messages as the daemon sends them
+    python3 motion_client.py --latency 1              # device motion in batches, once a second
+
+``--latency`` goes beyond Core Motion (Android's maximum report latency): motiond holds the
+device-motion values for up to that many seconds and sends them together, so the client wakes
+once per batch; every value still arrives, in order, with its own timestamp.
 
 Exit status, as motionctl's: 0 done (--count reached), 1 the daemon rejected a request,
 69 the daemon cannot be reached or closed the connection (goodbye), 76 it speaks another
@@ -141,17 +146,19 @@ def describe_access(hello: Message) -> str:
     return f"{access.get('tier')} ({what}{cap})"
 
 
-def run(path: str, interval: float, frame: str, count: Optional[int], as_json: bool) -> None:
-    """Subscribes and prints until ``count`` device-motion lines (or forever)."""
+def run(path: str, interval: float, frame: str, count: Optional[int], as_json: bool, latency: float = 0) -> None:
+    """Subscribes and prints until ``count`` device-motion lines (or forever); ``latency`` above 0
+    asks for the device-motion values in batches (``"latency"`` of ``subscribe``)."""
     client = MotionClient(path)
     try:
         if not as_json:
             sensors = ", ".join(name for name, state in client.hello.get("sensors", {}).items() if state.get("available"))
             print(f"# connected to {client.hello.get('daemon')} at {path}: sensors {sensors or 'none'}; "
                   f"access {describe_access(client.hello)}", flush=True)
+        motion = {"interval": interval, "frame": frame, **({"latency": latency} if latency > 0 else {})}
         pending = {
             client.request("subscribe", stream="orientation"): "orientation",
-            client.request("subscribe", stream="deviceMotion", interval=interval, frame=frame): "deviceMotion",
+            client.request("subscribe", stream="deviceMotion", **motion): "deviceMotion",
         }
         printed = 0
         for message in client.messages():
@@ -196,13 +203,18 @@ def main() -> None:
     parser.add_argument("--frame", default="xArbitraryZVertical",
                         help="reference frame: xArbitraryZVertical (default), xArbitraryCorrectedZVertical, "
                              "xMagneticNorthZVertical, xTrueNorthZVertical")
+    parser.add_argument("--latency", type=float, default=0,
+                        help="seconds device-motion values may wait to be sent together in batches "
+                             "(beyond Core Motion: Android's max report latency; default 0: each at once, at most 10)")
     parser.add_argument("--count", type=int, help="stop after this many device-motion values")
     parser.add_argument("--json", action="store_true", help="print the messages as JSON lines, as the daemon sends them")
     arguments = parser.parse_args()
     if arguments.count is not None and arguments.count < 1:
         parser.error("--count must be at least 1")
+    if not 0 <= arguments.latency <= 10:
+        parser.error("--latency must be between 0 and 10 seconds")
     try:
-        run(arguments.socket, arguments.interval, arguments.frame, arguments.count, arguments.json)
+        run(arguments.socket, arguments.interval, arguments.frame, arguments.count, arguments.json, arguments.latency)
     except ClientError as error:
         fail(str(error), error.status)
     except KeyboardInterrupt:
