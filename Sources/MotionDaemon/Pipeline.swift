@@ -426,7 +426,7 @@ final class Pipeline: @unchecked Sendable {
 
     /// Asks the source for what the subscriptions need now.
     private func updateDemand() {
-        var wanted = SensorDemand.request(publisher.needs, allowed: allowed)
+        var wanted = SensorDemand.batching(SensorDemand.request(publisher.needs, allowed: allowed), publisher.latencies)
         if atRest && publisher.toleratesRestRate { wanted = SensorDemand.resting(wanted, interval: restInterval) }
         guard wanted != request else { return }
         if request.periods[.accelerometer] != nil && wanted.periods[.accelerometer] == nil {
@@ -451,12 +451,14 @@ final class Pipeline: @unchecked Sendable {
         return ": " + Self.reading(request).joined(separator: ", ")
     }
 
-    /// Each sensor read and how often: `accelerometer every 20 ms (at rest: read every 350 ms)`.
+    /// Each sensor read and how often: `accelerometer every 20 ms (at rest: read every 350 ms)`,
+    /// `gyroscope every 10 ms (batched: may come 1000 ms late)`.
     private static func reading(_ request: SourceRequest) -> [String] {
         SensorKind.allCases.compactMap { kind in
             request.periods[kind].map { period in
                 "\(kind) every \(SysfsNumber.format(period * 1000)) ms"
                     + (request.wakeIntervals[kind].map { " (at rest: read every \(SysfsNumber.format($0 * 1000)) ms)" } ?? "")
+                    + (request.latencies[kind].map { " (batched: may come \(SysfsNumber.format($0 * 1000)) ms late)" } ?? "")
             }
         }
     }

@@ -105,6 +105,11 @@ struct Publisher: Sendable {
         subscriptions.values.flatMap(\.values).map { ($0.kinds, $0.period) }
     }
 
+    /// How late each subscription lets its sensors' readings come (0: at once).
+    var latencies: [(kinds: Set<SensorKind>, latency: Double)] {
+        subscriptions.values.flatMap(\.values).map { ($0.kinds, $0.latency) }
+    }
+
     /// Whether every subscription tolerates the rest rate (``SensorDemand/toleratesRestRate(_:)``).
     var toleratesRestRate: Bool {
         subscriptions.allSatisfy { stream, clients in clients.isEmpty || SensorDemand.toleratesRestRate(stream) }

@@ -23,6 +23,19 @@ enum SensorDemand {
         }
     }
 
+    /// `request` with each sensor's readings allowed to come as late as every subscription
+    /// reading it lets them (the shortest of their latencies; a subscription without one
+    /// wants them at once): a source that keeps every reading may then batch them.
+    static func batching(_ request: SourceRequest, _ latencies: some Sequence<(kinds: Set<SensorKind>, latency: Double)>) -> SourceRequest {
+        var shortest: [SensorKind: Double] = [:]
+        for need in latencies {
+            for kind in need.kinds { shortest[kind] = min(shortest[kind] ?? .infinity, need.latency) }
+        }
+        var batching = request
+        batching.latencies = shortest.filter { $0.value > 0 }
+        return batching
+    }
+
     /// `request` at rest: the accelerometer delivered every `interval` seconds, when it is the
     /// only sensor read (a subscription that tolerates the rest rate needs no other).
     static func resting(_ request: SourceRequest, interval: Double) -> SourceRequest {

@@ -207,7 +207,7 @@ final class BufferedReader: DeviceReader {
 
     /// The batch is fixed when the buffer is made: a reader whose batch does not fit the new
     /// interval is replaced (every scan is still delivered; only the wake-ups change).
-    func retime(interval: Double) -> Bool {
+    func retime(read _: Double, deliver interval: Double) -> Bool {
         Self.limited(Self.batch(interval: interval, period: period), period: period, timeout: device.context.timeout) == batch
     }
 

@@ -5,9 +5,11 @@ protocol DeviceReader: AnyObject, Sendable {
     var mode: ReadMode { get }
     /// Starts delivering samples.
     func start()
-    /// Delivers at most every `interval` seconds from now on (``SourceRequest/wakeIntervals``);
-    /// false when this reader cannot change that while running (it must be replaced).
-    func retime(interval: Double) -> Bool
+    /// From now on, a polled reader reads every `read` seconds (``SourceRequest/wakeIntervals``),
+    /// a reader that keeps every reading delivers every `deliver` seconds
+    /// (``SourceRequest/batchInterval(_:)``); false when this reader cannot change that while
+    /// running (it must be replaced).
+    func retime(read: Double, deliver: Double) -> Bool
     /// Stops reading: the buffer, channels and any trigger it attached are released (a sampling
     /// frequency or timestamp clock it set stays). Returns once no more samples will be emitted.
     func stop()

@@ -41,8 +41,10 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
     private struct ActiveReader {
         var sensors: [SensorDescriptor]
         var period: Double
-        /// How often it delivers (its period unless the request lets it sleep longer).
+        /// How often it reads (a polled device) and delivers (one that keeps every reading):
+        /// its period unless the request lets it sleep longer.
         var interval: Double
+        var deliver: Double
         var reader: DeviceReader
         var identity: ReaderIdentity
         var kinds: Set<SensorKind> { Set(sensors.map(\.kind)) }
@@ -117,8 +119,8 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         }
 
         // Per device: the sensors wanted from it, the fastest period asked of it, and how
-        // often it must deliver (the shortest wake interval of its sensors).
-        var desired: [String: (sensors: [SensorDescriptor], period: Double, interval: Double)] = [:]
+        // often it must read and deliver (the shortest of its sensors).
+        var desired: [String: (sensors: [SensorDescriptor], period: Double, interval: Double, deliver: Double)] = [:]
         for (kind, period) in wanted.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             // Keep the sensor being read unless discovery now prefers another (the display
             // accelerometer came back after the base one stood in).
@@ -126,20 +128,22 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
             let preferred = found?.primary(kind)
             let chosen: SensorDescriptor? = if let preferred, preferred.device != current?.device { preferred } else { current ?? preferred }
             guard let sensor = chosen else { continue }
-            let interval = request.wakeInterval(kind) ?? period
-            var entry = desired[sensor.device] ?? ([], period, interval)
+            let interval = request.wakeInterval(kind) ?? period, deliver = request.batchInterval(kind) ?? period
+            var entry = desired[sensor.device] ?? ([], period, interval, deliver)
             entry.sensors.append(sensor)
             entry.period = min(entry.period, period)
             entry.interval = min(entry.interval, interval)
+            entry.deliver = min(entry.deliver, deliver)
             desired[sensor.device] = entry
         }
         for (device, active) in readers {
             if let want = desired[device], Set(want.sensors.map(\.kind)) == active.kinds, want.period == active.period {
                 // Only the pace changed: a reader that can follow keeps running.
-                if want.interval == active.interval { continue }
-                if active.reader.retime(interval: want.interval) {
+                if want.interval == active.interval && want.deliver == active.deliver { continue }
+                if active.reader.retime(read: want.interval, deliver: want.deliver) {
                     readers[device]?.interval = want.interval
-                    logger.debug("\(device): delivering every \(SysfsNumber.format(want.interval * 1000)) ms")
+                    readers[device]?.deliver = want.deliver
+                    logger.debug("\(device): reading every \(SysfsNumber.format(want.interval * 1000)) ms, delivering every \(SysfsNumber.format(want.deliver * 1000)) ms")
                     continue
                 }
             }
@@ -147,7 +151,7 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
             readers[device] = nil
         }
         for (deviceID, want) in desired.sorted(by: { $0.key < $1.key }) where readers[deviceID] == nil {
-            startReader(deviceID, sensors: want.sensors, period: want.period, interval: want.interval)
+            startReader(deviceID, sensors: want.sensors, period: want.period, interval: want.interval, deliver: want.deliver)
         }
         publishAvailability()
         scheduleRetryIfNeeded()
@@ -184,7 +188,7 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         logger.warning("\(message)")
     }
 
-    private func startReader(_ deviceID: String, sensors: [SensorDescriptor], period: Double, interval: Double) {
+    private func startReader(_ deviceID: String, sensors: [SensorDescriptor], period: Double, interval: Double, deliver: Double) {
         guard let context, let device = context.device(named: deviceID), let delivery else { return }
         // Samples go straight to the consumer's queue, from the reader's thread: a rescan here
         // never delays them. A loss names its reader, so a late report cannot stop the reader
@@ -204,7 +208,7 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         if sensors.allSatisfy({ $0.readMode == .buffered }) {
             do {
                 buffered = try BufferedReader(device: device, sensors: sensors, period: period,
-                                              batch: BufferedReader.batch(interval: interval, period: period),
+                                              batch: BufferedReader.batch(interval: deliver, period: period),
                                               devices: context.devices, output: output, logger: logger)
             } catch {
                 logger.notice("\(device): \(error); polling \(what) through sysfs instead", metadata: Self.metadata(deviceID, sensors.map(\.kind)))
@@ -216,7 +220,7 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
             ?? (interval > period ? " (at rest: every \(SysfsNumber.format(interval * 1000)) ms)" : "")
         logger.info("reading \(what) from \(device), \(reader.mode), every \(SysfsNumber.format(period * 1000)) ms\(pace)",
                     metadata: Self.metadata(deviceID, sensors.map(\.kind)))
-        readers[deviceID] = ActiveReader(sensors: sensors, period: period, interval: interval,
+        readers[deviceID] = ActiveReader(sensors: sensors, period: period, interval: interval, deliver: deliver,
                                          reader: reader, identity: identity)
         // Availability is announced before the first sample can arrive.
         for sensor in sensors {

@@ -68,16 +68,35 @@ public struct SourceRequest: Sendable, Hashable {
     /// only that often — one reading per wake-up, the rest rate of a device lying still — and
     /// a buffered one may deliver its scans in batches that long.
     public var wakeIntervals: [SensorKind: Double] = [:] {
-        didSet {
-            wakeIntervals = wakeIntervals.filter { kind, interval in
-                periods[kind].map { interval > $0 } ?? false
-            }.mapValues { min($0, Self.wakeIntervalRange.upperBound) }
-        }
+        didSet { wakeIntervals = valid(wakeIntervals) }
+    }
+    /// Per kind, how late its readings may be delivered, every one of them still delivered
+    /// (seconds, longer than its period; absent: at once) — clients that batch (a
+    /// subscription's `latency`). A buffered device then delivers its scans in batches, the
+    /// simulated IMU that often; a polled device is still read every period (a reading not
+    /// taken is a reading lost).
+    public var latencies: [SensorKind: Double] = [:] {
+        didSet { latencies = valid(latencies) }
     }
 
-    /// Seconds between deliveries of `kind`: its wake interval, else its period.
+    /// Only requested kinds, longer than their period, at most ``wakeIntervalRange``'s upper
+    /// bound.
+    private func valid(_ intervals: [SensorKind: Double]) -> [SensorKind: Double] {
+        intervals.filter { kind, interval in
+            periods[kind].map { interval > $0 } ?? false
+        }.mapValues { min($0, Self.wakeIntervalRange.upperBound) }
+    }
+
+    /// Seconds between readings of `kind` on a polled device: its wake interval, else its
+    /// period.
     public func wakeInterval(_ kind: SensorKind) -> Double? {
         wakeIntervals[kind] ?? periods[kind]
+    }
+
+    /// Seconds between deliveries of `kind` from a source that keeps every reading (a
+    /// buffer, the simulated IMU): the longer of its wake interval and its latency.
+    public func batchInterval(_ kind: SensorKind) -> Double? {
+        periods[kind].map { max(wakeIntervals[kind] ?? $0, latencies[kind] ?? $0) }
     }
 
     /// Validates every period; a period outside 10–100 ms is an error, never silently clamped.

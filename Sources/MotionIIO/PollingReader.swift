@@ -9,7 +9,8 @@ import MotionSync
 ///
 /// The hardware runs at `period`; the device is read every `interval` (at least `period`):
 /// the slow rest rate reads a still device a few times a second, and ``retime(interval:)``
-/// changes that without reopening anything. At the rest rate, a device with motion events
+/// changes that without reopening anything. Every reading is delivered at once (a batching
+/// client's latency changes nothing here: a reading not taken is lost). At the rest rate, a device with motion events
 /// sleeps on them instead (``RestSleep``).
 final class PollingReader: DeviceReader {
     let mode = ReadMode.polling
@@ -56,7 +57,7 @@ final class PollingReader: DeviceReader {
 
     /// Reads every `interval` seconds from now on (never faster than the hardware period); a
     /// longer one than the period is the rest rate.
-    func retime(interval: Double) -> Bool {
+    func retime(read interval: Double, deliver _: Double) -> Bool {
         rest.setResting(interval > period)
         thread.setPeriod(max(interval, period))
         return true

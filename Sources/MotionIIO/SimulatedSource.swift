@@ -5,9 +5,10 @@ import MotionSync
 /// `sim:` — the deterministic ``SimulatedIMU`` (accelerometer, gyroscope, magnetometer) played
 /// in real time: each requested kind has its own period and its samples lie on an even grid
 /// from the boot time at start, like a hardware clock. A ``PeriodicThread`` per distinct
-/// period and wake interval wakes once per interval and delivers every grid point that is due
-/// as one burst, so a late wake-up loses nothing and no timestamp is ever in the future (a
-/// wake interval longer than the period makes it deliver in batches, like a hardware FIFO). A
+/// period and batch interval (``SourceRequest/batchInterval(_:)``) wakes once per interval and
+/// delivers every grid point that is due as one burst, so a late wake-up loses nothing and no
+/// timestamp is ever in the future (an interval longer than the period makes it deliver in
+/// batches, like a hardware FIFO). A
 /// period change continues the grid from the last sample. The script loops forever.
 public final class SimulatedSource: MotionSource {
     public let uri = "sim:"
@@ -26,7 +27,7 @@ public final class SimulatedSource: MotionSource {
         var startTime = 0.0
     }
 
-    /// One ticking thread and the kinds it serves at one period and wake interval.
+    /// One ticking thread and the kinds it serves at one period and batch interval.
     private struct Group: Hashable {
         var period: Double
         var interval: Double
@@ -84,7 +85,7 @@ public final class SimulatedSource: MotionSource {
         // One thread per distinct period and interval serves every kind at them, so three
         // sensors at 100 Hz cost one wake-up per tick (and reach the pipeline as one burst).
         let groups = Dictionary(grouping: request.periods.keys) { kind in
-            Group(period: request.periods[kind]!, interval: request.wakeInterval(kind)!)
+            Group(period: request.periods[kind]!, interval: request.batchInterval(kind)!)
         }.mapValues(Set.init)
         let stale = threads.withLock { threads in
             let stale = threads.filter { groups[$0.key] != $0.value.kinds }

@@ -90,4 +90,16 @@ struct SensorDemandTests {
         #expect(request.wakeInterval(.accelerometer) == 10 && request.wakeInterval(.gyroscope) == 0.01)
         #expect(request.wakeInterval(.magnetometer) == nil)
     }
+
+    @Test("each sensor may come as late as the shortest latency of the subscriptions reading it; one without a latency wants it at once")
+    func batching() throws {
+        let request = try SourceRequest([.accelerometer: 0.01, .gyroscope: 0.01, .magnetometer: 0.02])
+        let latencies: [(kinds: Set<SensorKind>, latency: Double)] = [
+            (Self.inertial, 1), ([.gyroscope], 0.5), ([.magnetometer], 2), ([.magnetometer], 0),
+        ]
+        #expect(SensorDemand.batching(request, latencies).latencies == [.accelerometer: 1, .gyroscope: 0.5])
+        #expect(SensorDemand.batching(request, latencies).batchInterval(.gyroscope) == 0.5)
+        #expect(SensorDemand.batching(request, latencies).wakeInterval(.gyroscope) == 0.01, "a polled device still reads every period")
+        #expect(SensorDemand.batching(request, []).latencies.isEmpty)
+    }
 }

@@ -178,6 +178,29 @@ struct SimulatedSourceTests {
         #expect(late.isEmpty, "\(late.count) of \(log.samples(.accelerometer).count) samples stamped after delivery, e.g. stamp − arrival = \(late.first.map { $0.0 - $0.1 } ?? 0) s")
     }
 
+    @Test("with a latency, samples come in one burst per latency, every grid point in it, in order")
+    func batchedBursts() async throws {
+        let source = Self.restingSource()
+        let queue = DispatchQueue(label: "SimulatedSourceTests.batched")
+        let log = SimEventLog()
+        var request = try SourceRequest([.accelerometer: 0.01, .gyroscope: 0.01])
+        request.latencies = [.accelerometer: 0.25, .gyroscope: 0.25]
+        try source.start(request, queue: queue) { log.append(contentsOf: $0) }
+        try await sleepSeconds(1.2)
+        source.stop()
+        queue.sync {}
+        let samples = log.all.filter { if case .sample = $0.event { true } else { false } }
+        // One arrival time per burst: the first at once, then one every 0.25 s.
+        let bursts = Set(samples.map(\.arrival)).sorted()
+        #expect((4...7).contains(bursts.count), "\(bursts.count) bursts in 1.2 s")
+        #expect(zip(bursts, bursts.dropFirst()).allSatisfy { $1 - $0 > 0.2 }, "\(bursts)")
+        for kind in [SensorKind.accelerometer, .gyroscope] {
+            let times = log.samples(kind).map(\.timestamp)
+            #expect(times.count >= 100, "\(kind): \(times.count)")
+            #expect(zip(times, times.dropFirst()).allSatisfy { abs($1 - $0 - 0.01) < 1e-9 }, "\(kind): every grid point, in order")
+        }
+    }
+
     @Test("update() adds the magnetometer while the accelerometer keeps its grid")
     func updateAddsMagnetometer() async throws {
         let source = Self.restingSource()
