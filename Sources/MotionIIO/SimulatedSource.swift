@@ -102,9 +102,11 @@ public final class SimulatedSource: MotionSource {
         where !running.contains(group) {
             let order = kinds.sorted { $0.rawValue < $1.rawValue }
             let announce = state.withLock { state in
-                for kind in kinds {
-                    // The grid continues after the last sample, or starts now for a new kind.
-                    state.last[kind] = max(state.last[kind] ?? -.infinity, BootClock.now() - state.startTime - group.period)
+                for kind in kinds where !state.readingKinds.contains(kind) || state.last[kind] == nil {
+                    // A kind being read continues its grid from its last sample (a batch due
+                    // but not yet delivered by the thread replaced comes with the first tick);
+                    // a new one starts now.
+                    state.last[kind] = BootClock.now() - state.startTime - group.period
                 }
                 return order.filter { !state.readingKinds.contains($0) }
             }
