@@ -93,7 +93,9 @@ struct SocketBatchingTests {
         Self.checkContiguous(plainValues, period: 0.01, "non-batching client")
         // One by one: many separate arrivals, not a handful of bursts; and mostly fresh.
         let separate = Self.bursts(plainValues, gap: 0.004).count
-        #expect(separate > 5 * bursts.count && separate > 60, "the non-batching client's values arrived in \(separate) separate reads")
+        // (How many depends on how often this loaded test process gets to read: the batching
+        // client's handful of bursts is the comparison.)
+        #expect(separate > 5 * bursts.count, "the non-batching client's values arrived in \(separate) separate reads")
         let lateness = Self.median(plainValues.compactMap { arrival in arrival.timestamp.map { arrival.at - $0 } })
         #expect(lateness < 0.25, "the non-batching client's values arrive \(lateness) s after they were measured (median)")
     }
