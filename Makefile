@@ -16,7 +16,7 @@ SWIFTFLAGS  ?=
 RELEASEFLAGS ?= --static-swift-stdlib
 DEMO_SECONDS ?= 20
 
-.PHONY: all build demo check check-tsan check-asan test deps test-deps install install-data uninstall clean accuracy bench bench-daemon bench-client
+.PHONY: all build demo check check-tsan check-asan test deps test-deps install install-data uninstall clean accuracy bench bench-daemon bench-client bench-power
 
 all: build
 
@@ -97,6 +97,14 @@ bench-client: deps
 	$(SWIFT) build -c release --product motiond $(RELEASEFLAGS) $(SWIFTFLAGS)
 	$(SWIFT) build -c release --product motionctl $(RELEASEFLAGS) $(SWIFTFLAGS)
 	.build/release/motionctl client-bench
+
+# At rest and under load (issue 14): motiond's CPU, wake-ups/s and memory on an emulated desktop
+# accelerometer beside iio-sensor-proxy, with 1/10/100 device-motion clients, and batched
+# delivery; Benchmarks/README.md. BENCH_POWER_FLAGS: e.g. --window 10 --runs 1 --scenario desktop-rest.
+BENCH_POWER_FLAGS ?=
+bench-power: build
+	@scripts/install-deps.sh bench
+	python3 Benchmarks/power/bench_power.py --motiond .build/release/motiond $(BENCH_POWER_FLAGS)
 
 install: build
 	install -Dm755 .build/release/motiond $(DESTDIR)$(BINDIR)/motiond

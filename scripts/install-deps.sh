@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs the Debian packages motiond needs to build, run and test, when any is missing.
-# Usage: scripts/install-deps.sh [build|test]   (test adds the emulation tools)
+# Usage: scripts/install-deps.sh [build|test|bench]   (test adds the emulation tools; bench adds
+# what make bench-power drives: umockdev, iio-sensor-proxy with its private D-Bus system bus)
 set -eu
 want="pkg-config libiio-dev libiio-utils libsystemd-dev libudev-dev"
 if [ "${1:-build}" = test ]; then
@@ -9,6 +10,13 @@ if [ "${1:-build}" = test ]; then
     want="$want sway xvfb x11-xserver-utils wlr-randr"
     # motionctl plot --output FILE.png converts its SVG with rsvg-convert.
     want="$want librsvg2-bin"
+fi
+if [ "${1:-build}" = bench ]; then
+    # iio-sensor-proxy brings monitor-sensor (the benchmark's client for it); stdbuf is coreutils.
+    # dbus-daemon is its own package from Debian 12 on; before, it is in dbus.
+    bus=dbus
+    apt-cache show dbus-daemon >/dev/null 2>&1 && bus=dbus-daemon
+    want="$want umockdev iio-sensor-proxy $bus python3 coreutils"
 fi
 missing=""
 for pkg in $want; do
