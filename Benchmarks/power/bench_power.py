@@ -37,9 +37,9 @@ prints, for the daemon process only (never its clients, never umockdev-run):
   CPU %        share of ONE core: the sum over /proc/PID/task/*/schedstat field 1 (ns on CPU)
                over all threads, difference across the window, divided by the window.
   wake-ups/s   context switches per second: the sum of voluntary_ctxt_switches +
-               nonvoluntary_ctxt_switches over /proc/PID/task/*/status, difference across the
-               window (each switch-in of a thread is one wake-up of the CPU for this process;
-               threads that exit inside the window are not counted: a known limitation).
+               nonvoluntary_ctxt_switches over /proc/PID/task/*/status (sampled every 0.1 s,
+               so threads that end within the window count too), difference across the
+               window (each switch-in of a thread is one wake-up of the CPU for this process).
   RSS          VmRSS of the daemon at the end of the window, MiB.
   latency      desktop-rest: time from rewriting the emulated accelerometer's raw attributes
                (portrait <-> landscape) to the client receiving the new orientation; median
@@ -201,10 +201,9 @@ def find_descendant(root, name, timeout):
 # Measuring a process.
 
 def snapshot(pid):
-    """(monotonic s, ns on CPU over all threads, context switches over all threads, VmRSS KiB)."""
+    """(monotonic s, {tid: (ns on CPU, context switches)}, VmRSS KiB)."""
     t = time.monotonic()
-    cpu = 0
-    switches = 0
+    threads = {}
     try:
         tasks = os.listdir(f"/proc/{pid}/task")
     except OSError:
@@ -212,11 +211,13 @@ def snapshot(pid):
     for tid in tasks:
         try:
             with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
-                cpu += int(f.read().split()[0])
+                cpu = int(f.read().split()[0])
+            switches = 0
             with open(f"/proc/{pid}/task/{tid}/status") as f:
                 for line in f:
                     if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
                         switches += int(line.split()[1])
+            threads[tid] = (cpu, switches)
         except (OSError, ValueError, IndexError):
             pass   # a thread that ended meanwhile
     rss = None
@@ -226,24 +227,33 @@ def snapshot(pid):
                 rss = int(line.split()[1])
     if rss is None:
         raise BenchError(f"process {pid} has no VmRSS (a zombie?)")
-    return t, cpu, switches, rss
+    return t, threads, rss
 
 
 def measure(pid, window, alive=()):
-    """CPU %, wake-ups/s and RSS (MiB) of pid over `window` seconds."""
-    t0, cpu0, sw0, _ = snapshot(pid)
+    """CPU %, wake-ups/s and RSS (MiB) of pid over `window` seconds.
+
+    Threads are sampled every 0.1 s and each keeps its latest figures, so a thread that ends
+    within the window (an idle Dispatch worker retiring) still counts for what it did until
+    then, and one born within it from zero."""
+    t0, first, _ = snapshot(pid)
+    latest = dict(first)
     deadline = t0 + window
     while True:
         left = deadline - time.monotonic()
         if left <= 0:
             break
-        time.sleep(min(left, 0.5))
+        time.sleep(min(left, 0.1))
+        latest.update(snapshot(pid)[1])
         for p, what in alive:
             if p.poll() is not None:
                 raise BenchError(f"{what} exited (status {p.returncode}) during the window")
-    t1, cpu1, sw1, rss = snapshot(pid)
+    t1, last, rss = snapshot(pid)
+    latest.update(last)
     dt = t1 - t0
-    return {"cpu": (cpu1 - cpu0) / (dt * 1e9) * 100.0, "wakeups": (sw1 - sw0) / dt,
+    cpu = sum(v[0] - first.get(tid, (0, 0))[0] for tid, v in latest.items())
+    switches = sum(v[1] - first.get(tid, (0, 0))[1] for tid, v in latest.items())
+    return {"cpu": cpu / (dt * 1e9) * 100.0, "wakeups": switches / dt,
             "rss": rss / 1024.0, "seconds": dt}
 
 
