@@ -1,22 +1,24 @@
 import Glibc
 
-/// Gives back the resident pages of the daemon's own code that it is not using. The binary
-/// carries the Swift runtime, Foundation and a TOML parser (~18 MB of code); starting (options,
-/// the configuration file, discovery, the engine's models) and serving clients touch megabytes
-/// of it that a daemon reading a still device a few times a second does not execute, and each
-/// fault maps 64 KiB around it: 7.5 MiB of resident code where the rest loop needs a fraction.
+/// Gives back the resident pages of code and read-only data the daemon is not using. The
+/// binary carries the Swift runtime, Foundation and a TOML parser (~18 MB of code); starting
+/// (options, the configuration file, discovery, the engine's models) and serving clients touch
+/// megabytes of it that a daemon reading a still device a few times a second does not run, and
+/// each fault maps 64 KiB around it: 7.5 MiB of resident code where the rest loop needs a
+/// fraction.
 ///
-/// `release()` drops the executable's code pages from the process's page tables
-/// and its libraries' (`madvise(MADV_DONTNEED)`): once started, and each time the device comes
-/// to rest. Code is
-/// never written, so nothing is lost: a page still needed comes back on its next use from the
-/// page cache (a minor fault, no disk read while the file is cached; a few hundred of them,
-/// about a millisecond, when motion starts). Only the executable segments are touched: data
-/// segments hold relocated and written pages that must stay. (Library code shared with other
-/// processes stays in their page tables and in memory: this only stops counting it as ours.)
+/// `release()` drops the file-backed, never-written read-only mappings of the executable and
+/// its libraries (code, constant data, ICU's tables) from the process's page tables
+/// (`madvise(MADV_DONTNEED)`): once started, and each time the device has come to rest.
+/// Nothing is lost: a page still needed comes back on its next use from the page cache (a minor
+/// fault, no disk read while the file is cached; a few hundred of them, about a millisecond,
+/// when motion starts). A mapping with any written page (relocated data, a debugger's
+/// breakpoint) is left alone, and writable mappings are never touched. (Library pages shared
+/// with other processes stay in their page tables and in memory: this only stops counting
+/// them as ours.)
 enum CodePages {
-    /// Drops the resident code pages of the executable and its libraries; returns how many
-    /// bytes of mappings were advised (0 when /proc is unreadable, which changes nothing).
+    /// Drops the resident pages of those mappings; returns how many bytes of mappings were
+    /// advised (0 when /proc is unreadable, which changes nothing).
     @discardableResult
     static func release() -> Int {
         guard let smaps = fopen("/proc/self/smaps", "r") else { return 0 }
@@ -40,12 +42,12 @@ enum CodePages {
                 if first == "Private_Dirty:" || first == "Anonymous:", fields.count >= 2, fields[1] != "0" { clean = false }
                 continue
             }
-            // A new mapping, `start-end perms offset dev inode path`: code mapped from a file
-            // (the executable, libc, libiio…), not the vDSO.
+            // A new mapping, `start-end perms offset dev inode path`: code or read-only data
+            // mapped from a file (the executable, libc, libiio, ICU's tables…), not the vDSO.
             advise()
             clean = true
             let bounds = first.split(separator: "-")
-            guard fields.count >= 6, fields[1] == "r-xp", fields[5].hasPrefix("/"), bounds.count == 2,
+            guard fields.count >= 6, fields[1] == "r-xp" || fields[1] == "r--p", fields[5].hasPrefix("/"), bounds.count == 2,
                   let start = UInt(bounds[0], radix: 16), let end = UInt(bounds[1], radix: 16), end > start else { continue }
             code = (start, end)
         }

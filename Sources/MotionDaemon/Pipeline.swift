@@ -47,6 +47,8 @@ final class Pipeline: @unchecked Sendable {
     /// read at the rest rate.
     private var stillness = Stillness()
     private var atRest = false
+    /// Sample time from which the code pages are given back, once per rest (nil: done).
+    private var releaseCodeAt: Double?
     /// How long the accelerometer must lie still before the rest rate, seconds.
     static let restAfter = 1.0
     private var outbox: @Sendable ([Addressed]) -> Void = { _ in }
@@ -416,12 +418,17 @@ final class Pipeline: @unchecked Sendable {
     private func followStillness(_ sample: Sample) {
         stillness.update(sample.vector, at: sample.timestamp)
         let rest = stillness.held(for: Self.restAfter)
+        if rest, let at = releaseCodeAt, sample.timestamp >= at {
+            // What motion, the clients' requests and the switch itself faulted in is not
+            // needed to read a still device: the rest loop faults back only its own pages.
+            releaseCodeAt = nil
+            CodePages.release()
+        }
         guard rest != atRest else { return }
         atRest = rest
         updateDemand()
-        // What motion and the clients' requests faulted in is not needed to read a still
-        // device: the rest loop faults back only its own few pages.
-        if rest && request.wakeIntervals[.accelerometer] != nil { CodePages.release() }
+        // Two rest readings later, when the switch to the rest rate is over.
+        releaseCodeAt = rest ? request.wakeIntervals[.accelerometer].map { sample.timestamp + 2 * $0 } : nil
     }
 
     /// Asks the source for what the subscriptions need now.
