@@ -264,21 +264,8 @@ SCALE = 0.038307          # m/s² per LSB: 256 LSB ≈ 9.81 m/s² (1 g)
 PORTRAIT = (0, -256, 0)   # iio-sensor-proxy "normal", motiond portrait
 LANDSCAPE = (256, 0, 0)   # iio-sensor-proxy "left-up", motiond landscape (Left or Right)
 
-UMOCKDEV_TEXT = """\
-P: /devices/platform/test-accel/iio:device0
-N: iio:device0
-E: DEVNAME=/dev/iio:device0
-E: SUBSYSTEM=iio
-E: MAJOR=237
-E: MINOR=0
-E: IIO_SENSOR_PROXY_TYPE=iio-poll-accel
-A: dev=237:0\\n
-A: name=test-accel\\n
-A: in_accel_x_raw=0\\n
-A: in_accel_y_raw=-256\\n
-A: in_accel_z_raw=0\\n
-A: in_accel_scale=0.038307\\n
-"""
+# The emulated device: the tests' fixture (Tests/Fixtures/test-accel.umockdev), lying portrait.
+FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Tests", "Fixtures", "test-accel.umockdev")
 
 
 class Testbed:
@@ -288,8 +275,7 @@ class Testbed:
     def __init__(self, work, command, env, stdout=None, timeout=15):
         self.work = work
         desc = os.path.join(work, "accel.umockdev")
-        with open(desc, "w") as f:
-            f.write(UMOCKDEV_TEXT)
+        shutil.copyfile(FIXTURE, desc)
         dirfile = os.path.join(work, "umockdev-dir")
         self.log = open(os.path.join(work, "daemon.log"), "w")
         quoted = " ".join(shlex.quote(a) for a in command)
@@ -656,16 +642,20 @@ def read_json_line(sock, buf, timeout):
     return json.loads(line), rest
 
 
-def orientation_client(path):
-    """Prints `orientation NAME MONOTONIC` for every orientation message, flushed at once."""
+def connect(path):
+    """A connection to motiond whose hello has been read: (socket, what followed it)."""
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.settimeout(10)
     s.connect(path)
-    buf = b""
-    hello, buf = read_json_line(s, buf, 10)
+    hello, buf = read_json_line(s, b"", 10)
     if hello.get("type") != "hello":
-        print(f"error expected hello, got {hello}", flush=True)
-        return 1
+        raise BenchError(f"expected hello, got {hello}")
+    return s, buf
+
+
+def orientation_client(path):
+    """Prints `orientation NAME MONOTONIC` for every orientation message, flushed at once."""
+    s, buf = connect(path)
     s.sendall(b'{"op":"subscribe","id":1,"stream":"orientation"}\n')
     s.settimeout(None)
     while True:
@@ -699,14 +689,7 @@ def counter_client(path, n, latency):
     reply = None
     try:
         for _ in range(n):
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            s.settimeout(10)
-            s.connect(path)
-            buf = b""
-            hello, buf = read_json_line(s, buf, 10)
-            if hello.get("type") != "hello":
-                print(f"error expected hello, got {hello}", flush=True)
-                return 1
+            s, buf = connect(path)
             s.sendall(line)
             while True:
                 msg, buf = read_json_line(s, buf, 10)

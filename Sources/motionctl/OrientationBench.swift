@@ -16,6 +16,9 @@ struct OrientationBench: ParsableCommand {
     @Option(help: "Seconds held near each boundary, and of slow tilting.")
     var seconds = 60.0
 
+    @Flag(help: "Feed the accelerometer only: the path of a device without a gyroscope.")
+    var withoutGyroscope = false
+
     /// Face up, turned `phi` degrees in the screen plane (toward landscapeLeft), then tipped up
     /// `tilt` degrees from flat (90 = upright).
     static func pose(phi: Double, tilt: Double) -> Quaternion {
@@ -32,7 +35,7 @@ struct OrientationBench: ParsableCommand {
         var out: [(Double, DeviceOrientation)] = []
         for i in 0..<Int(duration * rate) {
             let t = Double(i) / rate
-            for kind in [SensorKind.gyroscope, .accelerometer] {
+            for kind in withoutGyroscope ? [SensorKind.accelerometer] : [.gyroscope, .accelerometer] {
                 let sample = imu.sample(kind, at: t, timestamp: t)
                 engine.update(sample)
                 for case .orientation(let o, let at) in detectors.update(sample, engine: engine) { out.append((at, o)) }
@@ -49,7 +52,7 @@ struct OrientationBench: ParsableCommand {
             (.portrait, Self.pose(phi: 0, tilt: 75)), (.faceUp, Self.pose(phi: 0, tilt: 0)),
             (.faceDown, Quaternion(axis: Vector3(1, 0, 0), angle: .pi)), (.landscapeLeft, Self.pose(phi: 90, tilt: 80)),
         ]
-        print("Orientation detector on the simulated IMU (noise, bias, \(tremor)° tremor at 8 Hz), engine + detectors:")
+        print("Orientation detector on the simulated IMU (noise, bias, \(tremor)° tremor at 8 Hz), engine + detectors\(withoutGyroscope ? ", accelerometer only" : ""):")
         print("| rate | transitions | reported right | latency after settling: median / max | spurious near boundaries | spurious in slow tilts |")
         print("|---|---|---|---|---|---|")
         for rate in [50.0, 100.0] {
