@@ -17,6 +17,7 @@ final class PeriodicThread: Sendable {
     private struct State {
         var period: Double
         var next: Double
+        var started = false
         var stopping = false
     }
     private let state: Lock<State>
@@ -46,7 +47,10 @@ final class PeriodicThread: Sendable {
     /// Starts the thread running `tick` once per tick, the first at once; `tick` returning false
     /// ends the thread (e.g. the device is gone).
     func start(_ tick: @escaping @Sendable () -> Bool) {
-        state.withLock { $0.next = BootClock.now() }
+        state.withLock { state in
+            state.next = BootClock.now()
+            state.started = true
+        }
         DetachedThread.start(name: name) { [self] in
             run(tick)
             finished.signal()
@@ -64,12 +68,12 @@ final class PeriodicThread: Sendable {
         wake()
     }
 
-    /// Ends the thread and waits for it (its running tick finishes first). Never call it from
-    /// the tick itself.
+    /// Ends the thread and waits for it (its running tick finishes first); a thread never
+    /// started just never starts. Never call it from the tick itself.
     func stop() {
         let wasRunning = state.withLock { state in
             defer { state.stopping = true }
-            return !state.stopping
+            return state.started && !state.stopping
         }
         guard wasRunning else { return }
         wake()

@@ -76,4 +76,9 @@ struct PeriodicThreadTests {
         usleep(100_000)
         #expect(ticks.count == count, "a tick after stop")
     }
+
+    @Test("stop on a thread never started returns at once")
+    func stopUnstarted() {
+        PeriodicThread(name: "test.unstarted", period: 0.01).stop()
+    }
 }
