@@ -422,7 +422,8 @@ final class Pipeline: @unchecked Sendable {
             // What motion, the clients' requests and the switch itself faulted in is not
             // needed to read a still device: the rest loop faults back only its own pages.
             releaseCodeAt = nil
-            CodePages.release()
+            // Reading /proc/self/smaps takes milliseconds: not on the sample path.
+            DispatchQueue.global(qos: .utility).async { CodePages.release() }
         }
         guard rest != atRest else { return }
         atRest = rest
