@@ -9,6 +9,10 @@ SYSCONFDIR  ?= /etc
 UNITDIR     ?= $(PREFIX)/lib/systemd/system
 UDEVDIR     ?= $(PREFIX)/lib/udev/rules.d
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+# dbus-daemon and polkit read their policies from /usr/share (and dbus also from /etc) only,
+# whatever the PREFIX.
+DBUSPOLICYDIR ?= /usr/share/dbus-1/system.d
+POLKITDIR   ?= /usr/share/polkit-1/actions
 SWIFT       ?= swift
 SWIFTFLAGS  ?=
 # Release binaries carry the Swift runtime (installed ones must not need a toolchain, and the
@@ -16,7 +20,7 @@ SWIFTFLAGS  ?=
 RELEASEFLAGS ?= --static-swift-stdlib
 DEMO_SECONDS ?= 20
 
-.PHONY: all build demo check check-tsan check-asan test deps test-deps install install-data uninstall clean accuracy bench bench-daemon bench-client bench-power
+.PHONY: all build demo check check-tsan check-asan test deps test-deps install install-data install-sensor-proxy uninstall-sensor-proxy uninstall clean accuracy bench bench-daemon bench-client bench-power
 
 all: build
 
@@ -123,13 +127,41 @@ install-data:
 	install -m644 systemd/motiond.socket $(DESTDIR)$(UNITDIR)/motiond.socket
 	install -Dm644 systemd/motiond.sysusers $(DESTDIR)$(SYSUSERSDIR)/motiond.conf
 	install -m644 udev/70-motiond.rules $(DESTDIR)$(UDEVDIR)/70-motiond.rules
+	# The D-Bus face (net.hadess.SensorProxy): who may own the name and call it, and the polkit
+	# action for claims. Inert until [dbus] sensor-proxy or the drop-in below turns it on.
+	install -Dm644 dbus/net.hadess.SensorProxy.conf $(DESTDIR)$(DBUSPOLICYDIR)/motiond-sensor-proxy.conf
+	install -Dm644 dbus/net.hadess.SensorProxy.policy $(DESTDIR)$(POLKITDIR)/motiond.net.hadess.SensorProxy.policy
+	install -d $(DESTDIR)$(PREFIX)/share/doc/motiond
+	sed 's|@BINDIR@|$(BINDIR)|g' systemd/sensor-proxy.conf > $(DESTDIR)$(PREFIX)/share/doc/motiond/sensor-proxy.conf
+	chmod 644 $(DESTDIR)$(PREFIX)/share/doc/motiond/sensor-proxy.conf
 	install -Dm644 udev/61-motiond-mount-matrix.hwdb.example $(DESTDIR)$(PREFIX)/share/doc/motiond/61-motiond-mount-matrix.hwdb.example
 	# An edited configuration is never overwritten; the shipped one sits beside it.
 	install -Dm644 etc/motiond/motiond.toml $(DESTDIR)$(PREFIX)/share/doc/motiond/motiond.toml
 	[ -e $(DESTDIR)$(SYSCONFDIR)/motiond/motiond.toml ] || install -Dm644 etc/motiond/motiond.toml $(DESTDIR)$(SYSCONFDIR)/motiond/motiond.toml
 
+# The README's "Replacing iio-sensor-proxy": motiond serves net.hadess.SensorProxy and never runs
+# beside iio-sensor-proxy (after `make install`; as root). uninstall-sensor-proxy switches back.
+DROPINDIR ?= $(SYSCONFDIR)/systemd/system/motiond.service.d
+install-sensor-proxy:
+	install -d $(DESTDIR)$(DROPINDIR)
+	sed 's|@BINDIR@|$(BINDIR)|g' systemd/sensor-proxy.conf > $(DESTDIR)$(DROPINDIR)/sensor-proxy.conf
+	chmod 644 $(DESTDIR)$(DROPINDIR)/sensor-proxy.conf
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
+		systemctl mask --now iio-sensor-proxy.service; systemctl daemon-reload; \
+		systemctl reload dbus.service 2>/dev/null || true; systemctl restart motiond.service; \
+	else echo "not on a running systemd: after installing, run systemctl mask --now iio-sensor-proxy.service; systemctl daemon-reload; systemctl restart motiond.service"; fi
+
+uninstall-sensor-proxy:
+	rm -f $(DESTDIR)$(DROPINDIR)/sensor-proxy.conf
+	rmdir $(DESTDIR)$(DROPINDIR) 2>/dev/null || true
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
+		systemctl daemon-reload; systemctl restart motiond.service; systemctl unmask iio-sensor-proxy.service; \
+		udevadm trigger --action=add --subsystem-match=iio; \
+	else echo "not on a running systemd: after removing, run systemctl daemon-reload; systemctl restart motiond.service; systemctl unmask iio-sensor-proxy.service"; fi
+
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/motiond $(DESTDIR)$(BINDIR)/motionctl $(DESTDIR)$(BINDIR)/motiond-rotate $(DESTDIR)$(PREFIX)/lib/systemd/user/motiond-rotate.service $(DESTDIR)$(UNITDIR)/motiond.service $(DESTDIR)$(UNITDIR)/motiond.socket $(DESTDIR)$(SYSUSERSDIR)/motiond.conf $(DESTDIR)$(UDEVDIR)/70-motiond.rules
+	rm -f $(DESTDIR)$(DBUSPOLICYDIR)/motiond-sensor-proxy.conf $(DESTDIR)$(POLKITDIR)/motiond.net.hadess.SensorProxy.policy $(DESTDIR)$(PREFIX)/share/doc/motiond/sensor-proxy.conf
 	rm -f $(DESTDIR)$(PREFIX)/share/doc/motiond/61-motiond-mount-matrix.hwdb.example $(DESTDIR)$(PREFIX)/share/doc/motiond/motiond.toml
 	# $(SYSCONFDIR)/motiond/motiond.toml stays: it is the administrator's.
 	rmdir $(DESTDIR)$(PREFIX)/share/doc/motiond 2>/dev/null || true

@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "MotionDaemon", targets: ["MotionDaemon"]),
         .library(name: "MotionIIO", targets: ["MotionIIO"]),
         .library(name: "MotionProtocol", targets: ["MotionProtocol"]),
+        .library(name: "MotionDBus", targets: ["MotionDBus"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
@@ -58,7 +59,7 @@ let package = Package(
         .target(
             name: "MotionDaemon",
             dependencies: [
-                "MotionCore", "MotionIIO", "MotionProtocol", "MotionSync", "CMalloc", "CSystemd",
+                "MotionCore", "MotionIIO", "MotionProtocol", "MotionSync", "MotionDBus", "CMalloc", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -92,6 +93,15 @@ let package = Package(
                 "MotionCore", "MotionProtocol", "MotionCommandLine", "MotionClient", "MotionSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+
+        // The sd-bus vtables of the D-Bus face (C macros Swift cannot write).
+        .target(name: "CSDBus", linkerSettings: [.linkedLibrary("systemd")]),
+        // The D-Bus face: iio-sensor-proxy's net.hadess.SensorProxy over sd-bus. Knows
+        // nothing of IIO or the pipeline: claims out, property values in.
+        .target(
+            name: "MotionDBus",
+            dependencies: ["CSDBus", "MotionSync", .product(name: "Logging", package: "swift-log")]
         ),
 
         // Tests only: drives umockdev testbeds (hot-plug uevents) from Swift.

@@ -26,7 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 DEFAULT_MOTIOND = os.path.join(REPO, ".build", "release", "motiond")
 IIO_SENSOR_PROXY = "/usr/sbin/iio-sensor-proxy"
-SCENARIOS = ["desktop-rest", "desktop-moving", "devicemotion-1", "devicemotion-10",
+SCENARIOS = ["desktop-rest", "desktop-moving", "desktop-dbus", "devicemotion-1", "devicemotion-10",
              "devicemotion-100", "batching"]
 ATTR_DIR = "sys/devices/platform/test-accel/iio:device0"
 
@@ -60,6 +60,9 @@ Scenarios:
   desktop-rest      emulated polled accelerometer (umockdev), one orientation client, device
                     still. motiond, then iio-sensor-proxy (one after the other, each on its own
                     fresh testbed, never both at once); then --steps orientation steps each.
+  desktop-dbus      as desktop-rest, but both daemons serve net.hadess.SensorProxy on a private
+                    system bus and the client is monitor-sensor for both: motiond --sensor-proxy,
+                    then iio-sensor-proxy; rest figures, then --steps steps each.
   desktop-moving    the same, the device wobbling a few degrees with a few LSB of noise,
                     raw values rewritten every 20-50 ms (motiond, then iio-sensor-proxy).
   devicemotion-N    motiond --source sim: (simulated IMU), N = 1, 10, 100 clients subscribed to
@@ -401,11 +404,11 @@ class MotiondDesktop:
         self.bed.close()
 
 
-class ProxyDesktop:
-    name = "iio-sensor-proxy"
+class PrivateBus:
+    """A private dbus-daemon of the system type; DBUS_SYSTEM_BUS_ADDRESS in `env` points at it."""
 
     def __init__(self, args, work):
-        self.bus_pid = None
+        self.pid = None
         conf = os.path.join(work, "bus.conf")
         sock = os.path.join(work, "system_bus_socket")
         with open(conf, "w") as f:
@@ -417,23 +420,37 @@ class ProxyDesktop:
                            "--print-pid=1", "--fork"], args.timeout)
         lines = out.split()
         try:
-            self.bus_pid = int(lines[-1])
+            self.pid = int(lines[-1])
         except (IndexError, ValueError):
             raise BenchError(f"dbus-daemon did not print its pid: {out!r}")
-        CLEAN.pids.append(self.bus_pid)
-        env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=f"unix:path={sock}")
-        env.pop("DBUS_SESSION_BUS_ADDRESS", None)
-        self.bed = Testbed(work, [IIO_SENSOR_PROXY], env)
-        # monitor-sensor (Debian's 3.0 takes no options) claims every sensor the proxy has:
-        # here the accelerometer alone. stdbuf: line-buffered through the pipe.
-        self.client = CLEAN.popen(["stdbuf", "-oL", "monitor-sensor"], env=env,
+        CLEAN.pids.append(self.pid)
+        self.env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=f"unix:path={sock}")
+        self.env.pop("DBUS_SESSION_BUS_ADDRESS", None)
+
+    def close(self):
+        if self.pid:
+            CLEAN.kill_pid(self.pid)
+            if self.pid in CLEAN.pids:
+                CLEAN.pids.remove(self.pid)
+
+
+class SensorProxyClient:
+    """A daemon serving net.hadess.SensorProxy on a private bus, watched by monitor-sensor
+    (Debian's 3.0 takes no options: it claims every sensor the daemon has, here the
+    accelerometer alone)."""
+
+    def __init__(self, args, work, command):
+        self.bus = PrivateBus(args, work)
+        self.bed = Testbed(work, command, self.bus.env)
+        # stdbuf: line-buffered through the pipe.
+        self.client = CLEAN.popen(["stdbuf", "-oL", "monitor-sensor"], env=self.bus.env,
                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT)
         self.reader = LineReader(self.client.stdout)
         if self.reader.wait_for(lambda s: "Has accelerometer" in s, 0, args.timeout) is None:
-            raise BenchError(f"monitor-sensor saw no accelerometer within {args.timeout} s: "
-                             f"{[l for _, l in self.reader.lines[-5:]]}; proxy log: {self.bed.log_text()}")
-        self.alive = [(self.bed.proc, "iio-sensor-proxy"), (self.client, "monitor-sensor")]
+            raise BenchError(f"monitor-sensor saw no accelerometer from {self.name} within {args.timeout} s: "
+                             f"{[l for _, l in self.reader.lines[-5:]]}; daemon log: {self.bed.log_text()}")
+        self.alive = [(self.bed.proc, self.name), (self.client, "monitor-sensor")]
 
     @staticmethod
     def matches(text, landscape):
@@ -446,10 +463,23 @@ class ProxyDesktop:
     def close(self):
         CLEAN.stop(self.client)
         self.bed.close()
-        if self.bus_pid:
-            CLEAN.kill_pid(self.bus_pid)
-            if self.bus_pid in CLEAN.pids:
-                CLEAN.pids.remove(self.bus_pid)
+        self.bus.close()
+
+
+class ProxyDesktop(SensorProxyClient):
+    name = "iio-sensor-proxy"
+
+    def __init__(self, args, work):
+        super().__init__(args, work, [IIO_SENSOR_PROXY])
+
+
+class MotiondDBusDesktop(SensorProxyClient):
+    """motiond serving iio-sensor-proxy's API (--sensor-proxy) to the same client."""
+    name = "motiond (D-Bus)"
+
+    def __init__(self, args, work):
+        super().__init__(args, work, [args.motiond, "--source", "local:", "--no-socket", "--sensor-proxy",
+                                      "--no-config", "--log-level", "notice", "--log-target", "stderr"])
 
 
 def run_capture(cmd, timeout):
@@ -548,7 +578,7 @@ def desktop(args, kind, daemon_class, moving, rng):
                 raise BenchError(f"moving the device failed: {mover.error}")
             mover.stop()
             mover = None
-        if kind == "desktop-rest" and args.steps > 0:
+        if kind in ("desktop-rest", "desktop-dbus") and args.steps > 0:
             row["latencies"] = steps(daemon, args.steps, args.timeout, rng)
         return row
     finally:
@@ -774,6 +804,8 @@ def main():
     args.motiond = os.path.abspath(args.motiond)
     if any(s.startswith("desktop") for s in scenarios):
         needs.append("umockdev-run")
+        if "desktop-dbus" in scenarios:
+            needs += ["dbus-daemon", "monitor-sensor", "stdbuf"]
         if not args.no_proxy:
             needs += ["dbus-daemon", "monitor-sensor", "stdbuf", IIO_SENSOR_PROXY]
     missing = [n for n in needs if shutil.which(n) is None]
@@ -795,7 +827,8 @@ def main():
 
     for run in range(1, args.runs + 1):
         for sc in scenarios:
-            daemons = [MotiondDesktop] + ([] if args.no_proxy else [ProxyDesktop]) if sc.startswith("desktop") else [None]
+            first = MotiondDBusDesktop if sc == "desktop-dbus" else MotiondDesktop
+            daemons = [first] + ([] if args.no_proxy else [ProxyDesktop]) if sc.startswith("desktop") else [None]
             for cls in daemons:
                 who = cls.name if cls else "motiond"
                 print(f"run {run}/{args.runs}: {sc}, {who} …", file=sys.stderr, flush=True)

@@ -62,7 +62,7 @@ public enum ConfigurationFile {
             throw ConfigurationError(file: file, line: nil, key: nil, message: "\(error)")
         }
         let top = try ConfigurationTable(top: document, file: file, lines: lines, known: [
-            "source", "sensors", "poll-period", "rest-interval", "mount-matrix", "declination", "location", "engine", "detectors", "socket", "access", "state",
+            "source", "sensors", "poll-period", "rest-interval", "mount-matrix", "declination", "location", "engine", "detectors", "socket", "access", "state", "dbus",
         ])
         var configuration = DaemonConfiguration()
         if let source = try top.string("source", expected: "a source URI") {
@@ -115,6 +115,9 @@ public enum ConfigurationFile {
         }
         if let table = try top.table("state", known: ["path", "save-interval"]) {
             configuration.state = try state(table)
+        }
+        if let table = try top.table("dbus", known: ["sensor-proxy"]) {
+            if let on = try table.bool("sensor-proxy") { configuration.dbus.sensorProxy = on }
         }
         return configuration
     }

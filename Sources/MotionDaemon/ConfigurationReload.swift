@@ -26,6 +26,7 @@ public struct ConfigurationReload: Sendable, Hashable {
         take("socket.mode", \.socket.mode)
         take("socket.group", \.socket.group)
         take("access", \.access)
+        take("dbus.sensor-proxy", \.dbus.sensorProxy)
 
         var waiting: [String] = []
         func wait<Value: Equatable>(_ name: String, _ key: KeyPath<DaemonConfiguration, Value>) {

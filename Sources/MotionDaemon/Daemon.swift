@@ -5,6 +5,7 @@ import Logging
 import MotionCore
 import MotionIIO
 import MotionProtocol
+import MotionSync
 
 /// The running daemon: the pipeline, the socket server and the daemon's own printing, and
 /// their lifecycle. SIGTERM and SIGINT stop the source (buffers disabled, triggers detached),
@@ -12,6 +13,9 @@ import MotionProtocol
 /// `--duration`. SIGHUP reloads the configuration file. Under systemd it reports readiness,
 /// status and watchdog pings (sd_notify) and adopts a socket systemd passes (socket
 /// activation).
+///
+/// With `[dbus] sensor-proxy` it also serves iio-sensor-proxy's D-Bus API
+/// (``SensorProxyBridge``), switched on and off by reloads.
 ///
 /// `@unchecked Sendable`: `server`, `printer` and `signals` are set once in ``run()`` before
 /// anything runs concurrently; `ending` and `running` are confined to the `lifecycle` queue
@@ -67,6 +71,9 @@ public final class Daemon: @unchecked Sendable {
     private let pipeline: Pipeline
     private var server: SocketServer?
     private var printer: Printer?
+    /// The D-Bus face while `[dbus] sensor-proxy` is on: set on `lifecycle`, read by the
+    /// pipeline's outbox.
+    private let sensorProxy = Lock<SensorProxyBridge?>(nil)
     private var signals: [DispatchSourceSignal] = []
     /// Serialises the ending and reloads (signals, count, duration may race).
     private let lifecycle = DispatchQueue(label: "motiond.lifecycle")
@@ -128,14 +135,27 @@ public final class Daemon: @unchecked Sendable {
             ? SocketServer(socket: running.socket, policy: AccessPolicy(running.access, pollPeriod: running.pollPeriod), pipeline: pipeline, logger: logger) : nil
         self.server = server
         let printer = self.printer
+        let sensorProxy = self.sensorProxy
         do {
             try pipeline.start { batch in
-                if let printer {
-                    let mine = batch.filter { $0.client == .local }.map(\.message)
-                    if !mine.isEmpty { printer.print(mine) }
-                    if mine.count == batch.count { return }
+                // The daemon's own subscribers (its printing, the D-Bus face) take theirs; the
+                // rest is the socket clients'.
+                var clients = batch
+                if batch.contains(where: { $0.client == .local || $0.client == .sensorProxy }) {
+                    var printed: [OutgoingMessage] = [], proxied: [ServerMessage] = []
+                    clients = []
+                    for item in batch {
+                        switch item.client {
+                        case .local: printed.append(item.message)
+                        case .sensorProxy: proxied.append(item.message.message)
+                        default: clients.append(item)
+                        }
+                    }
+                    if let printer, !printed.isEmpty { printer.print(printed) }
+                    if !proxied.isEmpty { sensorProxy.withLock { $0 }?.deliver(proxied) }
+                    if clients.isEmpty { return }
                 }
-                server?.deliver(batch)
+                server?.deliver(clients)
             }
         } catch {
             logger.error("\(error)")
@@ -148,6 +168,7 @@ public final class Daemon: @unchecked Sendable {
             pipeline.stop()
             exit(1)
         }
+        lifecycle.sync { applySensorProxy() }
         pipeline.startHousekeeping(notifier: notifier) { server?.clientCount ?? 0 }
         notifier.ready(status: pipeline.currentStatusLine(clients: 0))
         // Starting is over: its code need not stay resident (a tenth of a second later, so the
@@ -181,10 +202,26 @@ public final class Daemon: @unchecked Sendable {
         running = reload.applied
         pipeline.reconfigure(engine: engine, detectors: running.detectors, restInterval: running.restInterval)
         server?.reconfigure(socket: running.socket, policy: AccessPolicy(running.access, pollPeriod: running.pollPeriod))
+        applySensorProxy()
         let changed = reload.changed.isEmpty ? "nothing changed" : "changed: \(reload.changed.joined(separator: ", "))"
         logger.notice("configuration reloaded (\(changed))")
         if !reload.waitingForRestart.isEmpty {
             logger.warning("configuration changes that take effect only when motiond restarts: \(reload.waitingForRestart.joined(separator: ", "))")
+        }
+    }
+
+    /// Starts or stops the D-Bus face as `[dbus] sensor-proxy` now says. On `lifecycle`.
+    private func applySensorProxy() {
+        let wanted = running.dbus.sensorProxy
+        let current = sensorProxy.withLock { $0 }
+        if wanted, current == nil {
+            let bridge = SensorProxyBridge(pipeline: pipeline, logger: logger)
+            sensorProxy.withLock { $0 = bridge }
+            bridge.start()
+        } else if !wanted, let current {
+            sensorProxy.withLock { $0 = nil }
+            current.stop()
+            logger.notice("net.hadess.SensorProxy given up: [dbus] sensor-proxy is off")
         }
     }
 
@@ -208,6 +245,7 @@ public final class Daemon: @unchecked Sendable {
             ending = true
             logger.info("stopping: \(why)")
             notifier.stopping(why)
+            sensorProxy.withLock { $0 }?.stop()
             pipeline.stop()
             printer?.drain()
             server?.stop(reason: "motiond is stopping (\(why))")

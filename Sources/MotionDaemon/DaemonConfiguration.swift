@@ -50,6 +50,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var access = Access()
     /// Where the learned engine state is kept (`[state]`).
     public var state = State()
+    /// What motiond offers on the system bus (`[dbus]`).
+    public var dbus = DBus()
 
     /// The defaults.
     public init() {}
@@ -116,6 +118,18 @@ public struct DaemonConfiguration: Sendable, Hashable {
         /// `save-interval`: seconds between saves of a changing state (it is saved at exit
         /// too). Default 30.
         public var saveInterval = 30.0
+
+        public init() {}
+    }
+
+    /// The D-Bus face (`[dbus]`).
+    public struct DBus: Sendable, Hashable {
+        /// `sensor-proxy`: own `net.hadess.SensorProxy` on the system bus and serve
+        /// iio-sensor-proxy's API (orientation, tilt, light, proximity, compass) to GNOME, KDE
+        /// and the other desktops that speak it (docs/DBUS.md). Default false: a machine that
+        /// runs iio-sensor-proxy keeps it; the README's "Replacing iio-sensor-proxy" makes the
+        /// switch. While another process owns the name, motiond waits for it.
+        public var sensorProxy = false
 
         public init() {}
     }

@@ -67,8 +67,16 @@ struct ClientID: Hashable, Sendable, Comparable, CustomStringConvertible {
     let raw: UInt64
     /// The daemon's own printing (`--print-samples`, `--print-motion`), a subscriber like any.
     static let local = ClientID(raw: 0)
+    /// The D-Bus face (``SensorProxyBridge``), another subscriber of the daemon's own.
+    static let sensorProxy = ClientID(raw: .max)
     static func < (a: Self, b: Self) -> Bool { a.raw < b.raw }
-    var description: String { raw == 0 ? "local output" : "client \(raw)" }
+    var description: String {
+        switch self {
+        case .local: return "local output"
+        case .sensorProxy: return "the D-Bus face"
+        default: return "client \(raw)"
+        }
+    }
 }
 
 /// A message for one client.

@@ -17,6 +17,8 @@ struct CommandLineOverrides: Sendable {
     var socketPath: String?
     var statePath: String?
     var stateSaveInterval: Double?
+    /// `--sensor-proxy` (a flag: it can only switch the D-Bus face on).
+    var sensorProxy = false
 
     func apply(to configuration: inout DaemonConfiguration) {
         if let source { configuration.source = source }
@@ -28,5 +30,6 @@ struct CommandLineOverrides: Sendable {
         if let socketPath { configuration.socket.path = socketPath }
         if let statePath { configuration.state.path = statePath }
         if let stateSaveInterval { configuration.state.saveInterval = stateSaveInterval }
+        if sensorProxy { configuration.dbus.sensorProxy = true }
     }
 }

@@ -45,6 +45,9 @@ struct Motiond: ParsableCommand {
     @Flag(help: "Serve no socket.")
     var noSocket = false
 
+    @Flag(help: "Serve iio-sensor-proxy's D-Bus API (net.hadess.SensorProxy) on the system bus, as [dbus] sensor-proxy = true does.")
+    var sensorProxy = false
+
     @Flag(help: "List every sensor found, how it will be read and why, then exit.")
     var listSensors = false
 
@@ -127,6 +130,7 @@ struct Motiond: ParsableCommand {
             overrides.applyAxisCorrection = engine.applyAxisCorrection
             overrides.trueNorth = try engine.trueNorth()
             overrides.socketPath = socket
+            overrides.sensorProxy = sensorProxy
             overrides.statePath = stateFile
             overrides.stateSaveInterval = stateSaveInterval
             modelDate = try engine.modelDate()
@@ -213,8 +217,8 @@ struct Motiond: ParsableCommand {
         if case .nothing = printing { printingOnly = false } else { printingOnly = true }
         // Printing serves the socket only when one is named.
         let serveSocket = !noSocket && (!printingOnly || socket != nil)
-        if !serveSocket && !printingOnly {
-            logger.error("nothing to do: --no-socket without --print-samples or --print-motion")
+        if !serveSocket && !printingOnly && !configuration.dbus.sensorProxy {
+            logger.error("nothing to do: --no-socket without --print-samples, --print-motion or --sensor-proxy")
             throw ExitCode.failure
         }
         // The configured state file belongs to the configured setup: a run on another source

@@ -1,0 +1,441 @@
+import CSDBus
+import Dispatch
+import Glibc
+import Logging
+
+/// iio-sensor-proxy's D-Bus API, `net.hadess.SensorProxy` (docs/DBUS.md), over sd-bus: the
+/// two objects and their properties, claims counted per bus client (released when the client
+/// leaves the bus), `Claim…` replies held until the sensor's first reading, polkit
+/// authorisation of every claim and release, `PropertiesChanged` sent only to the clients that
+/// claim the sensor a property belongs to and only when a value changed.
+///
+/// Everything runs on one serial queue, `motiond.dbus`, woken by the bus socket (and a timer
+/// only while sd-bus waits for a reply's timeout): an idle face adds no wake-ups. The name is
+/// queued for when another process owns it; a lost bus connection is retried with back-off.
+///
+/// `@unchecked Sendable`: every mutable property below, the sd-bus objects included (sd-bus is
+/// not thread-safe), is touched only on `queue`; sd-bus calls back only from `sd_bus_process`,
+/// which runs there. `make check-tsan` runs its tests.
+public final class SensorProxyService: @unchecked Sendable {
+    private let queue = DispatchQueue(label: "motiond.dbus")
+    private let address: String?
+    private let backend: any SensorProxyBackend
+    private let logger: Logger
+    private let handlers: UnsafeMutablePointer<csdbus_handlers>
+    /// How long a claim waits for its sensor's first reading before it is answered anyway.
+    static let firstReadingTimeout = 2.0
+
+    // Confined to `queue`.
+    private var bus: OpaquePointer?
+    private var slots: [OpaquePointer] = []
+    private var reader: DispatchSourceRead?
+    private var timer: DispatchSourceTimer?
+    private var retryDelay = 1.0
+    private var started = false
+    private var state = SensorProxyState()
+    private var claims = ClaimTable()
+    /// Sensors whose readings flow since their first claim (a new claim is answered at once).
+    private var reading: Set<ProxySensor> = []
+    private var pending: [ProxySensor: [PendingClaim]] = [:]
+    private var polkitAbsentLogged = false
+
+    private var nextPendingID = 0
+
+    /// A `Claim…` call waiting for the sensor's first reading (holding a reference to it).
+    private struct PendingClaim {
+        let id: Int
+        let call: OpaquePointer
+        let sender: String
+    }
+
+    /// `address`: the bus (nil: the system bus; sd-bus honours `DBUS_SYSTEM_BUS_ADDRESS`).
+    public init(address: String? = nil, backend: any SensorProxyBackend, logger: Logger) {
+        self.address = address
+        self.backend = backend
+        self.logger = logger
+        handlers = .allocate(capacity: 1)
+        handlers.initialize(to: csdbus_handlers(method: { call, context, error in
+            guard let call, let context else { return -EINVAL }
+            return Unmanaged<SensorProxyService>.fromOpaque(context).takeUnretainedValue().method(call, error)
+        }, property: { path, property, reply, context, error in
+            guard let property, let reply, let context else { return -EINVAL }
+            return Unmanaged<SensorProxyService>.fromOpaque(context).takeUnretainedValue().property(String(cString: property), reply, error)
+        }, context: nil))
+        handlers.pointee.context = Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    deinit {
+        handlers.deinitialize(count: 1)
+        handlers.deallocate()
+    }
+
+    /// Connects, offers the objects and asks for the name. Never fails: problems are logged and
+    /// retried.
+    public func start() {
+        queue.async { [self] in
+            started = true
+            connect()
+        }
+    }
+
+    /// Gives the name up and closes the connection; pending claims get an error. Blocks until
+    /// done; safe if never started.
+    public func stop() {
+        queue.sync {
+            started = false
+            for sensor in ProxySensor.allCases { failPending(sensor, "motiond is stopping") }
+            disconnect()
+        }
+    }
+
+    /// New property values (from any thread; never blocks). `readings`: the sensors this
+    /// update brings a fresh reading of: their waiting claims are answered now.
+    public func update(_ new: SensorProxyState, readings: Set<ProxySensor>) {
+        queue.async { [self] in
+            let old = state
+            state = new
+            for sensor in ProxySensor.allCases {
+                let changed = new.changed(sensor, from: old)
+                guard !changed.isEmpty else { continue }
+                let presenceChanged = changed.contains(sensor.presenceProperty)
+                // Presence is news for every client (a client that claims nothing must learn a
+                // sensor appeared); values only for the sensor's claimants.
+                if presenceChanged { emit(sensor, [sensor.presenceProperty], to: nil) }
+                let values = changed.filter { $0 != sensor.presenceProperty }
+                for client in claims.claimants(of: sensor) where !values.isEmpty { emit(sensor, values, to: client) }
+                if presenceChanged, !new.has(sensor) { sensorRemoved(sensor) }
+            }
+            for sensor in readings where claims.isClaimed(sensor) {
+                reading.insert(sensor)
+                answerPending(sensor)
+            }
+            flush()
+        }
+    }
+
+    // MARK: - Connection (on `queue`)
+
+    private func connect() {
+        guard started, bus == nil else { return }
+        var opened: OpaquePointer?
+        var result: Int32
+        if let address {
+            result = sd_bus_new(&opened)
+            if result >= 0 { result = sd_bus_set_address(opened, address) }
+            if result >= 0 { result = sd_bus_set_bus_client(opened, 1) }
+            if result >= 0 { result = sd_bus_start(opened) }
+        } else {
+            result = sd_bus_open_system(&opened)
+        }
+        guard result >= 0, let opened else {
+            if let opened { sd_bus_unref(opened) }
+            retry("cannot connect to the system bus: \(BusMessage.errorText(result))")
+            return
+        }
+        bus = opened
+        var main: OpaquePointer?, compass: OpaquePointer?
+        result = csdbus_add_sensor_proxy(opened, &main, &compass, handlers)
+        if result >= 0, let main, let compass { slots += [main, compass] }
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        var watch: OpaquePointer?
+        if result >= 0 {
+            // A client that leaves the bus releases what it claimed.
+            result = sd_bus_match_signal(opened, &watch, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                         "NameOwnerChanged", { message, context, _ in
+                guard let message, let context else { return 0 }
+                Unmanaged<SensorProxyService>.fromOpaque(context).takeUnretainedValue().nameOwnerChanged(message)
+                return 0
+            }, context)
+            if let watch { slots.append(watch) }
+        }
+        var acquired: OpaquePointer?
+        if result >= 0 {
+            result = sd_bus_match_signal(opened, &acquired, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                         "NameAcquired", { message, context, _ in
+                guard let message, let context, BusMessage.readString(message) == SensorProxyObjects.busName else { return 0 }
+                Unmanaged<SensorProxyService>.fromOpaque(context).takeUnretainedValue().logger.notice(
+                    "serving \(SensorProxyObjects.busName) on the system bus (iio-sensor-proxy's API)")
+                return 0
+            }, context)
+            if let acquired { slots.append(acquired) }
+        }
+        guard result >= 0 else {
+            retry("cannot serve \(SensorProxyObjects.busName): \(BusMessage.errorText(result))")
+            return
+        }
+        // Queued behind another owner (iio-sensor-proxy) when there is one: NameAcquired says
+        // when it is ours.
+        result = sd_bus_request_name(opened, SensorProxyObjects.busName, UInt64(SD_BUS_NAME_QUEUE))
+        if result < 0 {
+            retry("cannot ask for \(SensorProxyObjects.busName): \(BusMessage.errorText(result)) (is the D-Bus policy installed? dbus/net.hadess.SensorProxy.conf)")
+            return
+        }
+        if result == 0 {
+            logger.warning("\(SensorProxyObjects.busName) is owned by another process (iio-sensor-proxy?): motiond waits for it and serves it once it is released")
+        }
+        retryDelay = 1
+        let source = DispatchSource.makeReadSource(fileDescriptor: sd_bus_get_fd(opened), queue: queue)
+        source.setEventHandler { [unowned self] in process() }
+        source.resume()
+        reader = source
+        process()
+    }
+
+    /// Closes the connection: its clients are gone with it, so every claim ends.
+    private func disconnect() {
+        reader?.cancel()
+        reader = nil
+        timer?.cancel()
+        timer = nil
+        for sensor in ProxySensor.allCases where claims.isClaimed(sensor) || reading.contains(sensor) {
+            failPending(sensor, "the bus connection was lost")
+            if claims.clear(sensor) || reading.contains(sensor) { backend.stopReading(sensor) }
+        }
+        reading = []
+        for slot in slots { sd_bus_slot_unref(slot) }
+        slots = []
+        if let bus { sd_bus_flush_close_unref(bus) }
+        bus = nil
+    }
+
+    private func retry(_ why: String) {
+        disconnect()
+        guard started else { return }
+        logger.error("\(why); trying again in \(Int(retryDelay)) s")
+        queue.asyncAfter(deadline: .now() + retryDelay) { [weak self] in self?.connect() }
+        retryDelay = min(retryDelay * 2, 30)
+    }
+
+    /// Handles everything the bus has for us, then sends what is queued and arms the timer
+    /// sd-bus asks for (a pending call's timeout), if any.
+    private func process() {
+        guard let bus else { return }
+        while true {
+            let result = sd_bus_process(bus, nil)
+            if result < 0 {
+                retry("the system bus connection ended: \(BusMessage.errorText(result))")
+                return
+            }
+            if result == 0 { break }
+        }
+        flush()
+    }
+
+    private func flush() {
+        guard let bus else { return }
+        if Int32(sd_bus_get_events(bus)) & Int32(POLLOUT) != 0 { sd_bus_flush(bus) }
+        var usec: UInt64 = 0
+        guard sd_bus_get_timeout(bus, &usec) >= 0, usec != .max else {
+            timer?.cancel()
+            timer = nil
+            return
+        }
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let nowUsec = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+        let delay = usec > nowUsec ? Int(usec - nowUsec) : 0
+        if timer == nil {
+            let source = DispatchSource.makeTimerSource(queue: queue)
+            source.setEventHandler { [unowned self] in process() }
+            source.resume()
+            timer = source
+        }
+        timer?.schedule(deadline: .now() + .microseconds(delay), leeway: .milliseconds(5))
+    }
+
+    // MARK: - Objects (called inside sd_bus_process, on `queue`)
+
+    private func property(_ name: String, _ reply: OpaquePointer, _ error: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
+        guard let value = state.value(of: name) else { return -ENOENT }
+        return BusMessage.append(reply, value)
+    }
+
+    private func method(_ call: OpaquePointer, _ error: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
+        guard let member = BusMessage.string(sd_bus_message_get_member(call)), let method = ProxyMethod(member),
+              let sender = BusMessage.string(sd_bus_message_get_sender(call)), let bus else {
+            return sd_bus_error_set(error, "org.freedesktop.DBus.Error.UnknownMethod", "no such method")
+        }
+        sd_bus_message_ref(call)
+        authorize(sender, on: bus) { [unowned self] allowed in
+            defer { sd_bus_message_unref(call) }
+            guard self.bus != nil else { return }
+            if let refusal = allowed {
+                logger.info("\(member) from \(sender) refused: \(refusal)")
+                replyError(call, "org.freedesktop.DBus.Error.AccessDenied", "Not Authorized: \(refusal)")
+                return
+            }
+            if method.claims { claim(method.sensor, call, sender) } else { release(method.sensor, call, sender) }
+        }
+        return 1
+    }
+
+    private func claim(_ sensor: ProxySensor, _ call: OpaquePointer, _ sender: String) {
+        guard state.has(sensor) else {
+            // As iio-sensor-proxy: claiming a sensor that is not there succeeds and does
+            // nothing (monitor-sensor claims every kind and gives up on an error).
+            replyOK(call)
+            return
+        }
+        let first = claims.claim(sensor, by: sender)
+        logger.debug("\(sender) claims the \(sensor.rawValue)\(first ? " (first claim: reading it)" : "")")
+        if first { backend.startReading(sensor) }
+        if reading.contains(sensor) {
+            replyOK(call)
+            return
+        }
+        nextPendingID += 1
+        let id = nextPendingID
+        pending[sensor, default: []].append(PendingClaim(id: id, call: sd_bus_message_ref(call), sender: sender))
+        queue.asyncAfter(deadline: .now() + Self.firstReadingTimeout) { [weak self] in
+            guard let self, let index = pending[sensor]?.firstIndex(where: { $0.id == id }) else { return }
+            let waiting = pending[sensor]!.remove(at: index)
+            logger.warning("no \(sensor.rawValue) reading within \(Self.firstReadingTimeout) s of \(sender)'s claim: answered without one")
+            replyOK(waiting.call)
+            sd_bus_message_unref(waiting.call)
+            flush()
+        }
+    }
+
+    private func release(_ sensor: ProxySensor, _ call: OpaquePointer, _ sender: String) {
+        if claims.release(sensor, by: sender) { stopReading(sensor) }
+        logger.debug("\(sender) releases the \(sensor.rawValue)")
+        replyOK(call)
+    }
+
+    private func stopReading(_ sensor: ProxySensor) {
+        reading.remove(sensor)
+        backend.stopReading(sensor)
+    }
+
+    /// A client left the bus: its claims end, its waiting claims are dropped.
+    private func nameOwnerChanged(_ message: OpaquePointer) {
+        guard let name = BusMessage.readString(message), BusMessage.readString(message) != nil,
+              let newOwner = BusMessage.readString(message), newOwner.isEmpty, name.hasPrefix(":") else { return }
+        for sensor in ProxySensor.allCases {
+            pending[sensor]?.removeAll { waiting in
+                guard waiting.sender == name else { return false }
+                sd_bus_message_unref(waiting.call)
+                return true
+            }
+        }
+        guard claims.holdsAny(name) else { return }
+        logger.debug("\(name) left the bus: its claims are released")
+        for sensor in claims.remove(name) { stopReading(sensor) }
+    }
+
+    /// The sensor disappeared: waiting claims fail and its claims end, as iio-sensor-proxy's do.
+    private func sensorRemoved(_ sensor: ProxySensor) {
+        failPending(sensor, "Sensor removed while waiting for it to start up")
+        if claims.clear(sensor) { stopReading(sensor) }
+    }
+
+    private func answerPending(_ sensor: ProxySensor) {
+        for waiting in pending.removeValue(forKey: sensor) ?? [] {
+            replyOK(waiting.call)
+            sd_bus_message_unref(waiting.call)
+        }
+    }
+
+    private func failPending(_ sensor: ProxySensor, _ why: String) {
+        for waiting in pending.removeValue(forKey: sensor) ?? [] {
+            replyError(waiting.call, "org.freedesktop.DBus.Error.Failed", why)
+            sd_bus_message_unref(waiting.call)
+        }
+    }
+
+    // MARK: - Replies and signals
+
+    private func replyOK(_ call: OpaquePointer) {
+        var reply: OpaquePointer?
+        guard sd_bus_message_new_method_return(call, &reply) >= 0, let reply else { return }
+        send(reply)
+    }
+
+    private func replyError(_ call: OpaquePointer, _ name: String, _ text: String) {
+        var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
+        sd_bus_error_set(&error, name, text)
+        sd_bus_reply_method_error(call, &error)
+        sd_bus_error_free(&error)
+    }
+
+    private func send(_ message: OpaquePointer) {
+        if let bus { sd_bus_send(bus, message, nil) }
+        sd_bus_message_unref(message)
+    }
+
+    /// `PropertiesChanged` for `properties` of `sensor`'s object, to `client` (nil: every
+    /// client that listens).
+    private func emit(_ sensor: ProxySensor, _ properties: [String], to client: String?) {
+        guard let bus else { return }
+        var signal: OpaquePointer?
+        guard sd_bus_message_new_signal(bus, &signal, sensor.path, "org.freedesktop.DBus.Properties", "PropertiesChanged") >= 0,
+              let signal else { return }
+        BusMessage.appendString(signal, sensor.interface)
+        BusMessage.open(signal, "a", "{sv}")
+        for name in properties {
+            guard let value = state.value(of: name) else { continue }
+            BusMessage.open(signal, "e", "sv")
+            BusMessage.appendString(signal, name)
+            BusMessage.open(signal, "v", BusMessage.signature(value))
+            BusMessage.append(signal, value)
+            BusMessage.close(signal)
+            BusMessage.close(signal)
+        }
+        BusMessage.close(signal)
+        BusMessage.open(signal, "a", "s")
+        BusMessage.close(signal)
+        if let client { sd_bus_message_set_destination(signal, client) }
+        send(signal)
+    }
+
+    // MARK: - polkit
+
+    /// Asks polkit whether `sender` may claim sensors; `done` gets nil (allowed) or why not.
+    /// Without polkit on the bus only root is allowed (logged once).
+    private func authorize(_ sender: String, on bus: OpaquePointer, _ done: @escaping (String?) -> Void) {
+        guard let request = PolkitAuthority.request(on: bus, sender: sender, action: SensorProxyObjects.claimAction) else {
+            done("the polkit request could not be built")
+            return
+        }
+        defer { sd_bus_message_unref(request) }
+        let box = Unmanaged.passRetained(PolkitCallback { [unowned self] reply in
+            switch PolkitAuthority.answer(reply) {
+            case .authorized: done(nil)
+            case .denied(let why): done(why)
+            case .absent: done(rootOnly(sender))
+            }
+        })
+        let result = sd_bus_call_async(bus, nil, request, { reply, context, _ in
+            guard let context else { return 0 }
+            let callback = Unmanaged<PolkitCallback>.fromOpaque(context).takeRetainedValue()
+            if let reply { callback.run(reply) }
+            return 0
+        }, box.toOpaque(), 25_000_000)
+        if result < 0 {
+            box.release()
+            done("polkit could not be asked: \(BusMessage.errorText(result))")
+        }
+    }
+
+    /// Without polkit: root may claim, nobody else.
+    private func rootOnly(_ sender: String) -> String? {
+        if !polkitAbsentLogged {
+            polkitAbsentLogged = true
+            logger.warning("polkit is not on the system bus: only root may claim sensors on \(SensorProxyObjects.busName)")
+        }
+        guard let bus else { return "the bus connection was lost" }
+        var creds: OpaquePointer?
+        var uid: uid_t = .max
+        if sd_bus_get_name_creds(bus, sender, UInt64(SD_BUS_CREDS_EUID), &creds) >= 0, let creds {
+            sd_bus_creds_get_euid(creds, &uid)
+            sd_bus_creds_unref(creds)
+        }
+        return uid == 0 ? nil : "polkit is not running, and without it only root may claim sensors"
+    }
+
+    /// The continuation of a polkit call (sd-bus hands back an opaque pointer).
+    private final class PolkitCallback {
+        let run: (OpaquePointer) -> Void
+        init(_ run: @escaping (OpaquePointer) -> Void) { self.run = run }
+    }
+}

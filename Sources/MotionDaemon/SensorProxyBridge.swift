@@ -1,0 +1,76 @@
+import Logging
+import MotionDBus
+import MotionProtocol
+import MotionSync
+
+/// The D-Bus face (`net.hadess.SensorProxy`, ``SensorProxyService``) wired to the pipeline:
+/// it is one more client of the pipeline, `ClientID.sensorProxy`. It always follows every
+/// sensor's availability (the `Has*` properties); a sensor's first D-Bus claim subscribes it to
+/// the streams that sensor's properties need, its last release unsubscribes — so sensors are
+/// read only while someone claims them, beside whatever socket clients ask for. The messages
+/// become properties through ``SensorProxyModel``.
+final class SensorProxyBridge: Sendable {
+    private let pipeline: Pipeline
+    private let model: Lock<SensorProxyModel>
+    private let service: SensorProxyService
+
+    /// `address`: the bus (nil: the system bus).
+    init(pipeline: Pipeline, address: String? = nil, logger: Logger) {
+        let model = Lock(SensorProxyModel())
+        self.pipeline = pipeline
+        self.model = model
+        service = SensorProxyService(address: address, backend: Claims(pipeline: pipeline), logger: logger)
+    }
+
+    /// Follows availability and offers the name on the bus (waiting for it while another
+    /// process owns it).
+    func start() {
+        pipeline.received(.subscribe(.init(stream: .availability)), from: .sensorProxy, grant: .full, clients: 0)
+        service.start()
+    }
+
+    /// Gives the name up and ends every subscription of the face.
+    func stop() {
+        service.stop()
+        pipeline.disconnected(.sensorProxy)
+    }
+
+    /// The pipeline's messages for the face (on the pipeline's queue): the properties they
+    /// change go out as `PropertiesChanged`, and pending claims of sensors they bring a reading
+    /// of are answered.
+    func deliver(_ messages: [ServerMessage]) {
+        let (state, readings) = model.withLock { model in
+            let readings = model.take(messages)
+            return (model.state, readings)
+        }
+        service.update(state, readings: readings)
+    }
+
+    /// Claims become subscriptions of the face's pipeline client.
+    private struct Claims: SensorProxyBackend {
+        let pipeline: Pipeline
+
+        func startReading(_ sensor: ProxySensor) {
+            for subscription in Self.subscriptions(sensor) {
+                pipeline.received(.subscribe(subscription), from: .sensorProxy, grant: .full, clients: 0)
+            }
+        }
+
+        func stopReading(_ sensor: ProxySensor) {
+            for subscription in Self.subscriptions(sensor) {
+                pipeline.received(.unsubscribe(id: nil, stream: subscription.stream), from: .sensorProxy, grant: .full, clients: 0)
+            }
+        }
+
+        /// What each sensor's properties are made of: orientation at the detectors' default
+        /// rate (at the rest rate while the device lies still); the heading at 10 Hz, sent when
+        /// it turns by a degree. Light and proximity are not read yet (never present).
+        static func subscriptions(_ sensor: ProxySensor) -> [ClientRequest.Subscription] {
+            switch sensor {
+            case .accelerometer: return [.init(stream: .orientation)]
+            case .compass: return [.init(stream: .heading, interval: 0.1)]
+            case .light, .proximity: return []
+            }
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import MotionCore
+import MotionDBus
+import MotionProtocol
+
+/// What the D-Bus face shows, worked out from the messages the pipeline sends its subscriber:
+/// availability of every sensor, orientation, heading — in iio-sensor-proxy's names and
+/// conventions (docs/DBUS.md). Tilt, light and proximity are not read yet: their properties
+/// keep iio-sensor-proxy's defaults (`undefined`, no light sensor, no proximity sensor). Pure: the messages in, the
+/// properties out, and which sensors a message brought a reading of (a pending `Claim…` is
+/// answered with that reading in place).
+struct SensorProxyModel: Sendable {
+    private(set) var state = SensorProxyState()
+    /// The last upright orientation in iio-sensor-proxy's names: lying flat (or an undecided
+    /// orientation) keeps it, as iio-sensor-proxy keeps its last orientation when the
+    /// screen's angles are in its dead zone.
+    private var upright: String?
+    private var available: [SensorKind: SensorState] = [:]
+
+    /// The heading is shown to a tenth of a degree: finer changes are noise, not news.
+    static let headingResolution = 0.1
+
+    /// Takes one batch of messages; returns the sensors a reading arrived for.
+    mutating func take(_ messages: [ServerMessage]) -> Set<ProxySensor> {
+        var readings: Set<ProxySensor> = []
+        for message in messages {
+            switch message {
+            case .availability(let kind, let sensorState):
+                available[kind] = sensorState
+                updateAvailability()
+            case .event(.orientation(let orientation, _)):
+                switch orientation {
+                case .portrait, .portraitUpsideDown, .landscapeLeft, .landscapeRight:
+                    upright = orientation.iioSensorProxyName
+                case .faceUp, .faceDown, .unknown:
+                    break
+                }
+                state.accelerometerOrientation = upright ?? "undefined"
+                readings.insert(.accelerometer)
+            case .heading(_, _, let topEdge):
+                state.compassHeading = topEdge.isFinite && topEdge >= 0
+                    ? (topEdge / Self.headingResolution).rounded() * Self.headingResolution : -1
+                readings.insert(.compass)
+            default:
+                break
+            }
+        }
+        return readings
+    }
+
+    private mutating func updateAvailability() {
+        func has(_ kind: SensorKind) -> Bool { available[kind]?.available == true }
+        let present = has(.accelerometer)
+        if !present, state.hasAccelerometer {
+            // Gone: iio-sensor-proxy resets the orientation when its accelerometer disappears.
+            state.accelerometerOrientation = "undefined"
+            upright = nil
+        }
+        state.hasAccelerometer = present
+        state.hasCompass = StreamName.heading.sensors().allSatisfy(has)
+        if !state.hasCompass { state.compassHeading = -1 }
+    }
+}
