@@ -4,18 +4,21 @@
 # what make bench-power drives: umockdev, iio-sensor-proxy with its private D-Bus system bus)
 set -eu
 want="pkg-config libiio-dev libiio-utils libsystemd-dev libudev-dev"
+# dbus-daemon is its own package from Debian 12 on; before, it is in dbus.
+bus=dbus
+apt-cache show dbus-daemon >/dev/null 2>&1 && bus=dbus-daemon
 if [ "${1:-build}" = test ]; then
     want="$want iiod umockdev libumockdev-dev systemd udev python3"
     # motiond-rotate's tests: a headless sway, Xvfb with xrandr, and wlr-randr.
     want="$want sway xvfb x11-xserver-utils wlr-randr"
     # motionctl plot --output FILE.png converts its SVG with rsvg-convert.
     want="$want librsvg2-bin"
+    # The D-Bus face's tests: a private system bus, busctl/gdbus, python-dbusmock's polkit,
+    # and iio-sensor-proxy (its monitor-sensor client, and itself side by side).
+    want="$want $bus libglib2.0-bin python3-dbusmock iio-sensor-proxy coreutils"
 fi
 if [ "${1:-build}" = bench ]; then
     # iio-sensor-proxy brings monitor-sensor (the benchmark's client for it); stdbuf is coreutils.
-    # dbus-daemon is its own package from Debian 12 on; before, it is in dbus.
-    bus=dbus
-    apt-cache show dbus-daemon >/dev/null 2>&1 && bus=dbus-daemon
     want="$want umockdev iio-sensor-proxy $bus python3 coreutils"
 fi
 missing=""

@@ -16,8 +16,8 @@ struct SensorProxyModel: Sendable {
     private var upright: String?
     private var available: [SensorKind: SensorState] = [:]
 
-    /// The heading is shown to a tenth of a degree: finer changes are noise, not news.
-    static let headingResolution = 0.1
+    /// The heading is shown in tenths of a degree: finer changes are noise, not news.
+    static let headingSteps = 10.0
 
     /// Takes one batch of messages; returns the sensors a reading arrived for.
     mutating func take(_ messages: [ServerMessage]) -> Set<ProxySensor> {
@@ -38,7 +38,7 @@ struct SensorProxyModel: Sendable {
                 readings.insert(.accelerometer)
             case .heading(_, _, let topEdge):
                 state.compassHeading = topEdge.isFinite && topEdge >= 0
-                    ? (topEdge / Self.headingResolution).rounded() * Self.headingResolution : -1
+                    ? (topEdge * Self.headingSteps).rounded() / Self.headingSteps : -1
                 readings.insert(.compass)
             default:
                 break

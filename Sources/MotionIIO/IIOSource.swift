@@ -234,6 +234,8 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         guard let active = readers[deviceID], identity == nil || active.identity === identity else { return }
         readers[deviceID] = nil
         active.reader.stop()
+        // Gone until a rescan finds it again: not offered as present-but-idle meanwhile.
+        found?.sensors.removeAll { $0.device == deviceID }
         let message: Logger.Message = "lost \(active.kinds.map(\.rawValue).sorted().joined(separator: ", ")) on \(deviceID): \(reason ?? "udev removed it"); waiting for the device to come back"
         let metadata = Self.metadata(deviceID, active.kinds)
         if lostDevices.insert(deviceID).inserted {
@@ -279,14 +281,13 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
 
     private func publishAvailability() {
         for kind in SensorKind.allCases where !readers.values.contains(where: { $0.kinds.contains(kind) }) {
-            if request.periods[kind] != nil {
-                let reason = availability[kind].flatMap { $0.isAvailable ? nil : $0.reason } ?? "no \(kind) found on \(uri)"
-                setAvailability(kind, SensorAvailability(isAvailable: false, reason: reason))
-            } else if let sensor = found?.primary(kind) {
+            if request.periods[kind] == nil, let sensor = found?.primary(kind) {
                 // Present but not requested: available, idle (no mode).
                 setAvailability(kind, SensorAvailability(isAvailable: true, reason: "found \(sensor.summary), idle"))
             } else {
-                setAvailability(kind, SensorAvailability(isAvailable: false, reason: "no \(kind) found on \(uri)"))
+                // Why it is missing stays what it was (a removal, a failing device).
+                let reason = availability[kind].flatMap { $0.isAvailable ? nil : $0.reason } ?? "no \(kind) found on \(uri)"
+                setAvailability(kind, SensorAvailability(isAvailable: false, reason: reason))
             }
         }
     }

@@ -135,6 +135,167 @@ extension HotplugTests {
     }
 }
 
+extension HotplugTests {
+    /// motiond serving the D-Bus face and its socket on the emulated accelerometer, on a
+    /// private system bus with polkit allowing `allowed`.
+    struct ProxiedDaemon {
+        let testbed: Testbed
+        let bus: SystemBus
+        let polkit: RunningProcess?
+        let daemon: ServedDaemon
+
+        init(allowed: [String] = [HotplugTests.claimAction], fixture: String = "test-accel.umockdev") async throws {
+            testbed = Testbed()
+            try testbed.add(try Emulation.fixtureText(fixture))
+            bus = try await SystemBus()
+            polkit = try await bus.startPolkit(allowing: allowed)
+            daemon = try ServedDaemon(["--source", "local:", "--sensor-proxy", "--no-config"], environment: bus.environment(testbed.environment))
+            guard try await bus.waitForOwner("net.hadess.SensorProxy") else {
+                throw TestFailure("motiond did not own net.hadess.SensorProxy: \(daemon.process.stderr.suffix(2000))")
+            }
+        }
+
+        func stop() {
+            _ = daemon.stop()
+            polkit?.terminate()
+        }
+
+        /// A property of the main object, as busctl prints it (`b true`, `s "normal"`).
+        func property(_ name: String) async throws -> String {
+            try await bus.busctl(["get-property", "net.hadess.SensorProxy"] + HotplugTests.proxyObject + [name])
+                .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        /// The accelerometer's hardware period in a status reply (nil: not read).
+        func accelerometerPeriod(_ client: SocketClient, id: Int) async throws -> Double? {
+            try await client.send(.status(id: id))
+            let status = try #require(try await client.reply(id, timeout: 10)?["status"] as? [String: Any])
+            let sensors = try #require(status["sensors"] as? [String: Any])
+            return (sensors["accelerometer"] as? [String: Any])?["period"] as? Double
+        }
+
+        /// Asks for the status until the accelerometer's period satisfies `condition`.
+        func waitForPeriod(_ client: SocketClient, from id: inout Int, timeout: Double = 10, _ condition: (Double?) -> Bool) async throws -> Bool {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                id += 1
+                if condition(try await accelerometerPeriod(client, id: id)) { return true }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            return false
+        }
+    }
+
+    @Test("a claim reads the accelerometer, answered with the orientation in place; PropertiesChanged only to the claimant; a claimant killed without releasing stops the reading",
+          .enabled(if: hasDBusTools, "needs dbus-daemon, busctl, gdbus and monitor-sensor (scripts/install-deps.sh test)"))
+    func claimsFollowClients() async throws {
+        let proxied = try await ProxiedDaemon()
+        defer { proxied.stop() }
+        let asker = try await proxied.daemon.connect()
+        var id = 0
+        #expect(try await proxied.waitForPeriod(asker, from: &id) { $0 == nil }, "nobody claims: the accelerometer is not read")
+        #expect(try await proxied.property("HasAccelerometer") == "b true")
+        #expect(try await proxied.property("AccelerometerOrientation") == #"s "undefined""#, "never read yet")
+
+        // A claim from the cold: busctl's call returns once the first orientation is in.
+        let started = Date()
+        let claim = try await proxied.bus.busctl(["call", "net.hadess.SensorProxy"] + Self.proxyObject + ["ClaimAccelerometer"])
+        #expect(claim.status == 0, "\(claim.stderr)")
+        print("ClaimAccelerometer round trip from the cold (busctl, polled accelerometer): \(Int(Date().timeIntervalSince(started) * 1000)) ms")
+        #expect(try await proxied.property("AccelerometerOrientation") == #"s "normal""#, "valid right after the claim")
+
+        // A listener that never claims, beside monitor-sensor that does.
+        let listener = try RunningProcess(["gdbus", "monitor", "--system", "--dest", "net.hadess.SensorProxy"], environment: proxied.bus.environment())
+        defer { listener.terminate() }
+        let monitor = try MonitorSensor(bus: proxied.bus)
+        #expect(await monitor.wait(for: "=== Has accelerometer (orientation: normal)") != nil, "\(monitor.lines)")
+        #expect(try await proxied.waitForPeriod(asker, from: &id) { $0 != nil }, "claimed: read")
+        let before = monitor.lines.count
+        proxied.testbed.setAttribute(Self.desktopAccel, "in_accel_x_raw", "256\n")
+        proxied.testbed.setAttribute(Self.desktopAccel, "in_accel_y_raw", "0\n")
+        #expect(await monitor.wait(for: "Accelerometer orientation changed: left-up", from: before) != nil, "\(monitor.lines)")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!listener.stdout.contains("AccelerometerOrientation"), "a client without a claim gets no values: \(listener.stdout)")
+
+        monitor.crash()
+        #expect(try await proxied.waitForPeriod(asker, from: &id) { $0 == nil }, "the claimant vanished: no longer read")
+        #expect(try await proxied.property("AccelerometerOrientation") == #"s "left-up""#, "the last value stays, as iio-sensor-proxy's")
+    }
+
+    @Test("polkit refusing the claim: AccessDenied, nothing read",
+          .enabled(if: hasDBusTools, "needs dbus-daemon, busctl, gdbus and monitor-sensor (scripts/install-deps.sh test)"))
+    func polkitRefuses() async throws {
+        let proxied = try await ProxiedDaemon(allowed: [])
+        defer { proxied.stop() }
+        try #require(proxied.polkit != nil, "python3-dbusmock is not installed")
+        let claim = try await Emulation.run(["gdbus", "call", "--system", "--dest", "net.hadess.SensorProxy", "--object-path", Self.proxyObject[0],
+                                             "--method", "net.hadess.SensorProxy.ClaimAccelerometer"], environment: proxied.bus.environment())
+        #expect(claim.status != 0)
+        #expect(claim.stderr.contains("org.freedesktop.DBus.Error.AccessDenied: Not Authorized"), "\(claim.stderr)")
+        let asker = try await proxied.daemon.connect()
+        var id = 0
+        #expect(try await proxied.waitForPeriod(asker, from: &id, timeout: 1) { $0 != nil } == false, "refused: not read")
+    }
+
+    @Test("the accelerometer unplugged while claimed: HasAccelerometer false, then true again when it returns",
+          .enabled(if: hasDBusTools && Testbed.canSendUevents, "needs the D-Bus tools and the umockdev preload"))
+    func unplugWhileClaimed() async throws {
+        let proxied = try await ProxiedDaemon()
+        defer { proxied.stop() }
+        let monitor = try MonitorSensor(bus: proxied.bus)
+        #expect(await monitor.wait(for: "Accelerometer orientation changed: normal") != nil, "\(monitor.lines)")
+        // The files go first, so no rescan finds the device again after the uevent.
+        proxied.testbed.remove(Self.desktopAccel)
+        proxied.testbed.uevent(Self.desktopAccel, "remove")
+        #expect(await monitor.wait(for: "--- Accelerometer disappeared") != nil, "\(monitor.lines)")
+        #expect(try await proxied.property("HasAccelerometer") == "b false", "\(proxied.daemon.process.stderr.suffix(3000))")
+        #expect(try await proxied.property("AccelerometerOrientation") == #"s "undefined""#)
+        // umockdev cannot reuse a removed node name within one testbed: it returns as device1.
+        let replugged = try Emulation.fixtureText("test-accel.umockdev").replacingOccurrences(of: "iio:device0", with: "iio:device1")
+            .replacingOccurrences(of: "MINOR=0", with: "MINOR=1").replacingOccurrences(of: "dev=237:0", with: "dev=237:1")
+        try proxied.testbed.add(replugged)
+        proxied.testbed.uevent(Self.desktopAccel.replacingOccurrences(of: "device0", with: "device1"), "add")
+        #expect(await monitor.wait(for: "+++ Accelerometer appeared") != nil, "\(monitor.lines)")
+        #expect(try await proxied.property("HasAccelerometer") == "b true")
+    }
+
+    @Test("while iio-sensor-proxy owns the name motiond waits for it, and serves it once iio-sensor-proxy is gone",
+          .enabled(if: hasDBusTools && iioSensorProxy != nil, "needs the D-Bus tools and iio-sensor-proxy"))
+    func takesTheNameOver() async throws {
+        let testbed = Testbed()
+        try testbed.add(try Emulation.fixtureText("test-accel.umockdev"))
+        let bus = try await SystemBus()
+        let peer = try RunningProcess([try #require(Self.iioSensorProxy)], environment: bus.environment(testbed.environment))
+        defer { peer.terminate() }
+        #expect(try await bus.waitForOwner("net.hadess.SensorProxy"))
+        let daemon = try ServedDaemon(["--source", "local:", "--sensor-proxy", "--no-config"], environment: bus.environment(testbed.environment))
+        defer { _ = daemon.stop() }
+        #expect(await daemon.process.wait(timeout: 10) { $0.stderr.contains("owned by another process") }, "\(daemon.process.stderr)")
+        peer.terminate()
+        #expect(await daemon.process.wait(timeout: 10) { $0.stderr.contains("serving net.hadess.SensorProxy") }, "\(daemon.process.stderr)")
+        let monitor = try MonitorSensor(bus: bus)
+        #expect(await monitor.wait(for: "Accelerometer orientation changed: normal") != nil, "\(monitor.lines)")
+    }
+
+    @Test("[dbus] sensor-proxy follows a reload: on, then off again",
+          .enabled(if: hasDBusTools, "needs dbus-daemon and busctl"))
+    func reloadSwitchesTheFace() async throws {
+        let bus = try await SystemBus()
+        let daemon = try ServedDaemon(["--source", "sim:"], configuration: "[dbus]\nsensor-proxy = false\n", environment: bus.environment())
+        defer { _ = daemon.stop() }
+        _ = try await daemon.connect()
+        #expect(try await bus.hasOwner("net.hadess.SensorProxy") == false)
+        try "[dbus]\nsensor-proxy = true\n".write(toFile: daemon.configurationPath, atomically: true, encoding: .utf8)
+        kill(daemon.process.pid, SIGHUP)
+        #expect(try await bus.waitForOwner("net.hadess.SensorProxy"), "\(daemon.process.stderr)")
+        try "[dbus]\nsensor-proxy = false\n".write(toFile: daemon.configurationPath, atomically: true, encoding: .utf8)
+        kill(daemon.process.pid, SIGHUP)
+        let deadline = Date().addingTimeInterval(10)
+        while try await bus.hasOwner("net.hadess.SensorProxy"), Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(try await bus.hasOwner("net.hadess.SensorProxy") == false, "\(daemon.process.stderr)")
+    }
+}
+
 private extension String {
     /// The text between `prefix` (which the string must start with) and `suffix` (which it
     /// must end with; "" for the rest of the line).
