@@ -111,8 +111,9 @@ let package = Package(
         .testTarget(name: "MotionProtocolTests", dependencies: ["MotionCore", "MotionProtocol"]),
         .testTarget(
             name: "MotionDaemonTests",
-            dependencies: ["MotionCore", "MotionIIO", "MotionProtocol", "MotionDaemon", "MotionSync", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["MotionCore", "MotionIIO", "MotionProtocol", "MotionDaemon", "MotionDBus", "MotionSync", .product(name: "Logging", package: "swift-log")]
         ),
+        .testTarget(name: "MotionDBusTests", dependencies: ["MotionDBus"]),
         .testTarget(
             name: "MotionIIOTests",
             dependencies: [

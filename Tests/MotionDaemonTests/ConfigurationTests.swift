@@ -29,7 +29,7 @@ struct ConfigurationTests {
             uncommented += 1
             return line.dropFirst()
         }.joined(separator: "\n")
-        #expect(uncommented == 46)
+        #expect(uncommented == 48)
         #expect(try ConfigurationFile.parse(settings, file: Self.file) == DaemonConfiguration())
     }
 
@@ -103,6 +103,9 @@ struct ConfigurationTests {
         [state]
         path = "/tmp/motiond-test/engine.json"
         save-interval = 5
+
+        [dbus]
+        sensor-proxy = true
         """
         var expected = DaemonConfiguration()
         expected.source = .simulated
@@ -150,6 +153,7 @@ struct ConfigurationTests {
         expected.access.activeSessionRate = 25
         expected.state.path = "/tmp/motiond-test/engine.json"
         expected.state.saveInterval = 5
+        expected.dbus.sensorProxy = true
 
         // Every detector parameter is among those changed (a new one must be added here).
         let changed = try Self.leaves(expected.detectors), defaults = try Self.leaves(DetectorConfiguration())

@@ -1,0 +1,45 @@
+import MotionCore
+import MotionDBus
+import MotionProtocol
+import Testing
+@testable import MotionDaemon
+
+/// The D-Bus face's properties from the pipeline's messages: iio-sensor-proxy's names, flat
+/// keeping the last upright orientation, presence from availability, readings for the claims.
+@Suite("SensorProxyModel")
+struct SensorProxyModelTests {
+    static func available(_ kind: SensorKind, _ yes: Bool = true) -> ServerMessage {
+        .availability(kind, SensorState(available: yes, reason: yes ? "found" : "removed"))
+    }
+
+    @Test("orientation in iio-sensor-proxy's names; flat keeps the last upright one; each orientation message is a reading")
+    func orientation() {
+        var model = SensorProxyModel()
+        #expect(model.take([Self.available(.accelerometer)]).isEmpty)
+        #expect(model.state.hasAccelerometer && model.state.accelerometerOrientation == "undefined")
+        #expect(model.take([.event(.orientation(.faceUp, timestamp: 1))]) == [.accelerometer], "flat from the start: a reading, still undefined")
+        #expect(model.state.accelerometerOrientation == "undefined")
+        let expected: [(DeviceOrientation, String)] = [(.portrait, "normal"), (.landscapeRight, "left-up"), (.faceDown, "left-up"),
+                                                       (.landscapeLeft, "right-up"), (.portraitUpsideDown, "bottom-up"), (.unknown, "bottom-up")]
+        for (orientation, name) in expected {
+            _ = model.take([.event(.orientation(orientation, timestamp: 2))])
+            #expect(model.state.accelerometerOrientation == name, "\(orientation)")
+        }
+        _ = model.take([Self.available(.accelerometer, false)])
+        #expect(!model.state.hasAccelerometer && model.state.accelerometerOrientation == "undefined", "gone: reset")
+    }
+
+    @Test("the compass: present with the sensors the heading needs; the top edge's heading to 0.1°, −1 when unknown or gone")
+    func compass() {
+        var model = SensorProxyModel()
+        _ = model.take([Self.available(.accelerometer), Self.available(.magnetometer)])
+        #expect(!model.state.hasCompass, "the heading needs the gyroscope too")
+        _ = model.take([Self.available(.gyroscope)])
+        #expect(model.state.hasCompass && model.state.compassHeading == -1)
+        let heading = Heading(timestamp: 3, magneticHeading: 261.94, trueHeading: -1, headingAccuracy: 5, field: MagneticField(x: 20, y: 0, z: -40))
+        #expect(model.take([.heading(heading, orientation: .portrait, topEdge: 261.94)]) == [.compass])
+        #expect(model.state.compassHeading == 261.9)
+        _ = model.take([Self.available(.magnetometer, false)])
+        #expect(!model.state.hasCompass && model.state.compassHeading == -1)
+    }
+}
