@@ -65,7 +65,7 @@ test: check
 # and each writes its reports under SANITIZER_REPORTS; any report fails the target.
 # One test at a time: a sanitized daemon is several times slower, and the tests' deadlines are
 # set for an ordinary build (the motionctl deadline tests time motionctl itself: left out).
-TSAN_TESTS ?= MotionDaemonTests|PeriodicThreadTests|SocketConcurrencyTests|SocketClientsTests|SocketStreamTests|MotionClientTests|ConfigurationFileTests|MotiondMotionTests|ReplayEndTests|SimulatedSourceTests|ReplaySourceTests|PollingTests|BufferedTests|NetworkBackendTests
+TSAN_TESTS ?= MotionDaemonTests|MotionDBusTests|SensorProxySimTests|PeriodicThreadTests|SocketConcurrencyTests|SocketClientsTests|SocketStreamTests|MotionClientTests|ConfigurationFileTests|MotiondMotionTests|ReplayEndTests|SimulatedSourceTests|ReplaySourceTests|PollingTests|BufferedTests|NetworkBackendTests
 ASAN_TESTS ?= $(TSAN_TESTS)|MotionProtocolTests|MotionCoreTests
 # Peak-memory bounds mean nothing under a sanitizer's shadow memory.
 SANITIZER_SKIP ?= hugeTrace

@@ -32,7 +32,9 @@ struct SystemdTests {
         let service = try String(contentsOfFile: Self.unitDirectory(dir) + "/motiond.service", encoding: .utf8)
         #expect(service.contains("ExecStart=\(bindir)/motiond\n"))
         for file in ["usr/lib/systemd/system/motiond.socket", "usr/lib/sysusers.d/motiond.conf", "usr/lib/udev/rules.d/70-motiond.rules",
-                     "usr/share/doc/motiond/61-motiond-mount-matrix.hwdb.example", "usr/share/doc/motiond/motiond.toml"] {
+                     "usr/share/doc/motiond/61-motiond-mount-matrix.hwdb.example", "usr/share/doc/motiond/motiond.toml",
+                     "usr/share/dbus-1/system.d/motiond-sensor-proxy.conf", "usr/share/polkit-1/actions/motiond.net.hadess.SensorProxy.policy",
+                     "usr/share/doc/motiond/sensor-proxy.conf"] {
             #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent(file).path), "\(file)")
         }
         let config = dir.appendingPathComponent("etc/motiond/motiond.toml").path
@@ -56,6 +58,38 @@ struct SystemdTests {
         let dir = try await Self.installedUnits()
         defer { try? FileManager.default.removeItem(at: dir) }
         Self.expectClean(try await Emulation.run(["sh", "-c", "cd '\(Self.unitDirectory(dir))' && systemd-analyze verify motiond.service motiond.socket"]))
+    }
+
+    @Test("make install-sensor-proxy: the drop-in (Conflicts=iio-sensor-proxy, --sensor-proxy) verifies without a warning; uninstall-sensor-proxy removes it",
+          .enabled(if: hasSystemdAnalyze, "systemd-analyze is not installed"))
+    func sensorProxyDropIn() async throws {
+        let dir = try await Self.installedUnits()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let bindir = URL(fileURLWithPath: Emulation.motiond).deletingLastPathComponent().path
+        let units = Self.unitDirectory(dir)
+        // Beside the unit, where systemd-analyze verify finds drop-ins (the installed one goes
+        // to /etc/systemd/system/motiond.service.d).
+        let install = try await Emulation.run(["make", "-s", "-C", Emulation.packageRoot.path, "install-sensor-proxy",
+                                               "DESTDIR=\(dir.path)", "DROPINDIR=/usr/lib/systemd/system/motiond.service.d", "BINDIR=\(bindir)"])
+        #expect(install.status == 0, "\(install.stderr)")
+        let dropIn = try String(contentsOfFile: units + "/motiond.service.d/sensor-proxy.conf", encoding: .utf8)
+        #expect(dropIn.contains("Conflicts=iio-sensor-proxy.service\n") && dropIn.contains("ExecStart=\(bindir)/motiond --sensor-proxy\n"))
+        Self.expectClean(try await Emulation.run(["sh", "-c", "cd '\(units)' && systemd-analyze verify motiond.service"]))
+        let shown = try await Emulation.run(["sh", "-c", "cd '\(units)' && systemd-analyze cat-config --root='\(dir.path)' systemd/system/motiond.service.d/sensor-proxy.conf"])
+        #expect(shown.stdout.contains("Conflicts=iio-sensor-proxy.service"), "\(shown.stderr)")
+        let uninstall = try await Emulation.run(["make", "-s", "-C", Emulation.packageRoot.path, "uninstall-sensor-proxy",
+                                                 "DESTDIR=\(dir.path)", "DROPINDIR=/usr/lib/systemd/system/motiond.service.d"])
+        #expect(uninstall.status == 0, "\(uninstall.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: units + "/motiond.service.d"))
+    }
+
+    @Test("dbus-daemon accepts the D-Bus policy on a deny-by-default system bus, and root may own net.hadess.SensorProxy under it",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon"), "dbus-daemon is not installed"))
+    func dbusPolicyLoads() async throws {
+        // SystemBus includes the policy file; a policy dbus-daemon rejects stops it starting.
+        let bus = try await SystemBus()
+        let peer = try await bus.busctl(["call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "RequestName", "su", "net.hadess.SensorProxy", "0"])
+        #expect(peer.stdout.hasPrefix("u 1"), "root may own the name: \(peer.stdout)\(peer.stderr)")
     }
 
     /// `systemd-analyze verify` succeeded without a word.
