@@ -563,7 +563,8 @@ class Mover(threading.Thread):
 
 
 def desktop(args, kind, daemon_class, moving, rng):
-    work = CLEAN.tempdir(f"bench-power-{daemon_class.name}-")
+    slug = "".join(c if c.isalnum() else "-" for c in daemon_class.name)   # a bus address takes no spaces
+    work = CLEAN.tempdir(f"bench-power-{slug}-")
     daemon = None
     mover = None
     try:
