@@ -1,16 +1,18 @@
 import Glibc
 
 /// A motion event, as published on the socket (its wire shape is MotionProtocol's) and printed
-/// by `motionctl analyze`: an orientation change, a shake phase or a gesture, stamped with the
-/// sample time (seconds since boot).
+/// by `motionctl analyze`: an orientation change, a tilt change, a shake phase or a gesture,
+/// stamped with the sample time (seconds since boot).
 public enum MotionEvent: Sendable, Hashable, Codable {
     case orientation(DeviceOrientation, timestamp: Double)
+    /// How far the screen faces up or down changed (``DeviceTilt``).
+    case tilt(DeviceTilt, timestamp: Double)
     case shake(ShakeDetector.Phase, timestamp: Double)
     case gesture(Gesture, timestamp: Double)
 
     public var timestamp: Double {
         switch self {
-        case .orientation(_, let t), .shake(_, let t), .gesture(_, let t): return t
+        case .orientation(_, let t), .tilt(_, let t), .shake(_, let t), .gesture(_, let t): return t
         }
     }
 
@@ -19,6 +21,8 @@ public enum MotionEvent: Sendable, Hashable, Codable {
         switch self {
         case .orientation(let orientation, let t):
             return "\(DecimalText.fixed(t, decimals: 3))  orientation \(orientation.rawValue)"
+        case .tilt(let tilt, let t):
+            return "\(DecimalText.fixed(t, decimals: 3))  tilt \(tilt.rawValue)"
         case .shake(let phase, let t):
             return "\(DecimalText.fixed(t, decimals: 3))  shake \(phase.rawValue)"
         case .gesture(let gesture, let t):

@@ -1,6 +1,7 @@
 /// Runs every event detector on the samples a ``MotionEngine`` has just taken: the orientation
 /// detector on gravity, the shake detector on user acceleration, the slap detector on x, the tap
-/// detector on the acceleration, and
+/// detector on the acceleration, the screen's tilt (``DeviceTilt``, reported on change) from the
+/// orientation's gravity, and
 /// gestures from orientation changes (face up/down) and the estimator's rest detection. With a gyroscope both come
 /// from the fused device motion (fast, and immune to linear acceleration); without one from
 /// ``AccelerationGravity`` (a low-pass of the acceleration). Either way, readings that have lain
@@ -15,6 +16,8 @@ public struct MotionEventDetectors: Sendable {
     private var fallbackGravity = AccelerationGravity()
     private var stillness: Stillness
     private var atRest = false
+    /// The screen's tilt, reported on change (nil until the first gravity).
+    public private(set) var tilt: DeviceTilt?
 
     public init(configuration: DetectorConfiguration = DetectorConfiguration()) {
         self.configuration = configuration
@@ -46,6 +49,10 @@ public struct MotionEventDetectors: Sendable {
             accelerating = abs(mean.norm - 1) > configuration.accelerationTolerance
         }
         var events: [MotionEvent] = []
+        if let now = DeviceTilt(gravity: gravity), now != tilt {
+            tilt = now
+            events.append(.tilt(now, timestamp: t))
+        }
         if let change = orientation.update(gravity: gravity, at: t, accelerating: accelerating, rotationRate: rate, still: still) {
             events.append(.orientation(change, timestamp: t))
             if change == .faceUp || change == .faceDown { events.append(.gesture(change == .faceUp ? .faceUp : .faceDown, timestamp: t)) }

@@ -8,7 +8,7 @@ import MotionProtocol
 ///   configured group: every stream at any rate (``AccessGrant/full``);
 /// - a process of the active local login session, when `active-session-rate` is above 0:
 ///   every stream, at most at that rate (``AccessGrant/activeSession(rate:)``);
-/// - everybody else: orientation, shake and availability (`others = "coarse"`), or nothing
+/// - everybody else: orientation, tilt, shake and availability (`others = "coarse"`), or nothing
 ///   (`others = "none"`: the connection is refused).
 ///
 /// No grant is faster than the configured poll period: the hello tells every client the

@@ -54,6 +54,7 @@ struct OutgoingMessage: Sendable {
         case .availability(let kind, _): return .state(key: "availability.\(kind.rawValue)")
         case .calibration: return .state(key: "calibration")
         case .event(.orientation): return .state(key: "orientation")
+        case .event(.tilt): return .state(key: "tilt")
         case .event(.shake): return .event(.shake)
         case .event(.gesture): return .event(.gesture)
         case .hello, .dropped, .goodbye: return .control

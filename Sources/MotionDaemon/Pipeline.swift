@@ -322,7 +322,7 @@ final class Pipeline: @unchecked Sendable {
     }
 
     /// What a new subscriber of a state stream learns at once: every sensor's availability,
-    /// the calibration, the orientation (when known).
+    /// the calibration, the orientation and the tilt (when known).
     private func currentState(of stream: StreamName, for subscription: Subscription) -> [ServerMessage] {
         switch stream {
         case .availability:
@@ -334,6 +334,9 @@ final class Pipeline: @unchecked Sendable {
             let orientation = publisher.orientation(for: subscription.detectors)
             guard orientation != .unknown, let t = publisher.detectorTime else { return [] }
             return [.event(.orientation(orientation, timestamp: t))]
+        case .tilt:
+            guard let tilt = publisher.tilt(for: subscription.detectors), let t = publisher.detectorTime else { return [] }
+            return [.event(.tilt(tilt, timestamp: t))]
         default:
             return []
         }
@@ -372,6 +375,11 @@ final class Pipeline: @unchecked Sendable {
         case .orientation:
             guard let t = publisher.detectorTime else { throw noSample(stream, needs: [.accelerometer]) }
             return .event(.orientation(publisher.orientation(for: publisher.defaultDetectors), timestamp: t))
+        case .tilt:
+            guard let t = publisher.detectorTime, let tilt = publisher.tilt(for: publisher.defaultDetectors) else {
+                throw noSample(stream, needs: [.accelerometer])
+            }
+            return .event(.tilt(tilt, timestamp: t))
         default:
             let status = engine.status
             return .calibration(accuracy: status.calibrationAccuracy, calibrationNeeded: status.calibrationNeeded)

@@ -139,6 +139,11 @@ struct Publisher: Sendable {
         detectors[configuration]?.orientation.orientation ?? .unknown
     }
 
+    /// The tilt the detectors with these parameters hold now (nil if none yet).
+    func tilt(for configuration: DetectorConfiguration) -> DeviceTilt? {
+        detectors[configuration]?.tilt
+    }
+
     // MARK: - Publishing
 
     /// Everything `sample` (already taken by `engine`) causes: raw samples, device motion and

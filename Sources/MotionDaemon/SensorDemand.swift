@@ -18,7 +18,7 @@ enum SensorDemand {
     /// a gesture (a tap lasts ~30 ms) would be missed between readings.
     static func toleratesRestRate(_ stream: StreamName) -> Bool {
         switch stream {
-        case .orientation, .shake, .availability, .calibration: return true
+        case .orientation, .tilt, .shake, .availability, .calibration: return true
         case .accelerometer, .gyro, .magnetometer, .deviceMotion, .heading, .gesture: return false
         }
     }

@@ -62,12 +62,12 @@ final class SensorProxyBridge: Sendable {
             }
         }
 
-        /// What each sensor's properties are made of: orientation at the detectors' default
-        /// rate (at the rest rate while the device lies still); the heading at 10 Hz, sent when
+        /// What each sensor's properties are made of: orientation and tilt at the detectors'
+        /// default rate (at the rest rate while the device lies still); the heading at 10 Hz, sent when
         /// it turns by a degree. Light and proximity are not read yet (never present).
         static func subscriptions(_ sensor: ProxySensor) -> [ClientRequest.Subscription] {
             switch sensor {
-            case .accelerometer: return [.init(stream: .orientation)]
+            case .accelerometer: return [.init(stream: .orientation), .init(stream: .tilt)]
             case .compass: return [.init(stream: .heading, interval: 0.1)]
             case .light, .proximity: return []
             }

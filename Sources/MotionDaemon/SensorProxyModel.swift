@@ -4,8 +4,8 @@ import MotionProtocol
 
 /// What the D-Bus face shows, worked out from the messages the pipeline sends its subscriber:
 /// availability of every sensor, orientation, heading — in iio-sensor-proxy's names and
-/// conventions (docs/DBUS.md). Tilt, light and proximity are not read yet: their properties
-/// keep iio-sensor-proxy's defaults (`undefined`, no light sensor, no proximity sensor). Pure: the messages in, the
+/// conventions (docs/DBUS.md). Light and proximity are not read yet: their properties keep
+/// iio-sensor-proxy's defaults (no light sensor, no proximity sensor). Pure: the messages in, the
 /// properties out, and which sensors a message brought a reading of (a pending `Claim…` is
 /// answered with that reading in place).
 struct SensorProxyModel: Sendable {
@@ -36,6 +36,8 @@ struct SensorProxyModel: Sendable {
                 }
                 state.accelerometerOrientation = upright ?? "undefined"
                 readings.insert(.accelerometer)
+            case .event(.tilt(let tilt, _)):
+                state.accelerometerTilt = tilt.iioSensorProxyName
             case .heading(_, _, let topEdge):
                 state.compassHeading = topEdge.isFinite && topEdge >= 0
                     ? (topEdge * Self.headingSteps).rounded() / Self.headingSteps : -1
@@ -53,6 +55,7 @@ struct SensorProxyModel: Sendable {
         if !present, state.hasAccelerometer {
             // Gone: iio-sensor-proxy resets the orientation when its accelerometer disappears.
             state.accelerometerOrientation = "undefined"
+            state.accelerometerTilt = "undefined"
             upright = nil
         }
         state.hasAccelerometer = present

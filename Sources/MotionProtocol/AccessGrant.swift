@@ -16,7 +16,7 @@ public struct AccessGrant: Sendable, Hashable, CustomStringConvertible {
         /// A process of the active local session (the person at the device): every stream,
         /// at most at the configured rate.
         case activeSession
-        /// Everybody else: orientation, shake and availability only.
+        /// Everybody else: orientation, tilt, shake and availability only.
         case coarse
     }
 
@@ -38,9 +38,9 @@ public struct AccessGrant: Sendable, Hashable, CustomStringConvertible {
     public static let full = AccessGrant(tier: .full, streams: Set(StreamName.allCases), minimumInterval: Wire.minimumInterval)
 
     /// The streams that carry no raw motion: enough to rotate a screen or react to a shake.
-    public static let coarseStreams: Set<StreamName> = [.orientation, .shake, .availability]
+    public static let coarseStreams: Set<StreamName> = [.orientation, .tilt, .shake, .availability]
 
-    /// Orientation, shake and availability.
+    /// Orientation, tilt, shake and availability.
     public static let coarse = AccessGrant(tier: .coarse, streams: coarseStreams, minimumInterval: Wire.minimumInterval)
 
     /// Every stream, at most `rate` values per second (Hz, > 0).
@@ -76,7 +76,7 @@ public struct AccessGrant: Sendable, Hashable, CustomStringConvertible {
         throw ProtocolError(.accessDenied, "\(stream): not available to this connection (\(tier.rawValue) access: \(allowed))")
     }
 
-    /// `coarse (orientation, shake, availability)`, `activeSession (every stream, at most 50 Hz)`.
+    /// `coarse (orientation, tilt, shake, availability)`, `activeSession (every stream, at most 50 Hz)`.
     public var description: String {
         let what = streams == Set(StreamName.allCases)
             ? "every stream" : StreamName.allCases.filter(streams.contains).map(\.rawValue).joined(separator: ", ")

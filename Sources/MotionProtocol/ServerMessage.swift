@@ -43,6 +43,7 @@ public indirect enum ServerMessage: Sendable, Equatable {
         case .deviceMotion: return .deviceMotion
         case .heading: return .heading
         case .event(.orientation): return .orientation
+        case .event(.tilt): return .tilt
         case .event(.shake): return .shake
         case .event(.gesture): return .gesture
         case .availability: return .availability
@@ -133,6 +134,10 @@ public indirect enum ServerMessage: Sendable, Equatable {
                 writer.field("type", "orientation")
                 writer.field("timestamp", t)
                 writer.field("orientation", orientation.rawValue)
+            case .tilt(let tilt, let t):
+                writer.field("type", "tilt")
+                writer.field("timestamp", t)
+                writer.field("tilt", tilt.rawValue)
             case .shake(let phase, let t):
                 writer.field("type", "shake")
                 writer.field("timestamp", t)

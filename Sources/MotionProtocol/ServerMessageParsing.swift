@@ -48,6 +48,9 @@ extension ServerMessage {
         case "orientation":
             return .event(.orientation(try fields.required("orientation") { key throws(ProtocolError) in try fields.named(key, DeviceOrientation.self) },
                                        timestamp: try fields.required("timestamp", fields.number)))
+        case "tilt":
+            return .event(.tilt(try fields.required("tilt") { key throws(ProtocolError) in try fields.named(key, DeviceTilt.self) },
+                                timestamp: try fields.required("timestamp", fields.number)))
         case "shake":
             let name = try fields.required("phase", fields.string)
             guard let phase = ShakeDetector.Phase(rawValue: name) else { throw ProtocolError(.invalidValue, "phase \"\(name)\": expected began, ended or cancelled") }

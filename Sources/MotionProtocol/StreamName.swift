@@ -4,8 +4,8 @@ import MotionCore
 ///
 /// Sample streams (`accelerometer`, `gyro`, `magnetometer`, `deviceMotion`, `heading`) carry
 /// values at an update interval; a newer value supersedes an older one, so a client that falls
-/// behind loses the oldest (counted and reported). Event streams (`orientation`, `shake`,
-/// `gesture`) and status streams (`availability`, `calibration`) carry changes of state, which
+/// behind loses the oldest (counted and reported). Event streams (`orientation`, `tilt`,
+/// `shake`, `gesture`) and status streams (`availability`, `calibration`) carry changes of state, which
 /// are never dropped silently.
 public enum StreamName: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     case accelerometer
@@ -14,6 +14,8 @@ public enum StreamName: String, Sendable, Hashable, Codable, CaseIterable, Custo
     case deviceMotion
     case heading
     case orientation
+    /// How far the screen faces up or down (``DeviceTilt``), on change.
+    case tilt
     case shake
     case gesture
     case availability
@@ -50,7 +52,7 @@ public enum StreamName: String, Sendable, Hashable, Codable, CaseIterable, Custo
                 ? [.accelerometer, .gyroscope] : [.accelerometer, .gyroscope, .magnetometer]
         case .heading:
             return [.accelerometer, .gyroscope, .magnetometer]
-        case .orientation, .shake, .gesture:
+        case .orientation, .tilt, .shake, .gesture:
             return [.accelerometer]
         case .availability, .calibration:
             return []
@@ -62,7 +64,7 @@ public enum StreamName: String, Sendable, Hashable, Codable, CaseIterable, Custo
     public var isSampleStream: Bool {
         switch self {
         case .accelerometer, .gyro, .magnetometer, .deviceMotion, .heading: return true
-        case .orientation, .shake, .gesture, .availability, .calibration: return false
+        case .orientation, .tilt, .shake, .gesture, .availability, .calibration: return false
         }
     }
 
@@ -77,7 +79,7 @@ public enum StreamName: String, Sendable, Hashable, Codable, CaseIterable, Custo
 
     /// Event streams come from the detectors and accept detector options.
     public var isDetectorStream: Bool {
-        self == .orientation || self == .shake || self == .gesture
+        self == .orientation || self == .tilt || self == .shake || self == .gesture
     }
 
     public var description: String { rawValue }

@@ -112,12 +112,13 @@ struct Plot: ParsableCommand {
         let marks = data.events.map { event -> PlotPanel.Mark in
             switch event {
             case .orientation(let orientation, let t): return PlotPanel.Mark(time: t, lane: 0, label: orientation.rawValue)
+            case .tilt(let tilt, let t): return PlotPanel.Mark(time: t, lane: 3, label: tilt.rawValue)
             case .shake(let phase, let t): return PlotPanel.Mark(time: t, lane: 1, label: phase.rawValue)
             case .gesture(let gesture, let t): return PlotPanel.Mark(time: t, lane: 2, label: gesture.rawValue)
             }
         }
         panels.append(PlotPanel(id: "panel-events", title: "Events (\(marks.count))",
-                                content: .events(lanes: [("orientation", "#1f77b4"), ("shake", "#d62728"), ("gesture", "#2ca02c")], marks: marks)))
+                                content: .events(lanes: [("orientation", "#1f77b4"), ("shake", "#d62728"), ("gesture", "#2ca02c"), ("tilt", "#9467bd")], marks: marks)))
         return panels
     }
 }

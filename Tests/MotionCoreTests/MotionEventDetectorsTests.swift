@@ -27,5 +27,11 @@ struct MotionEventDetectorsTests {
         #expect(gestures.filter { $0 == .faceUp || $0 == .faceDown } == [.faceUp, .faceUp, .faceDown])
         #expect(gestures.contains(.rest) && gestures.contains(.motion))
         #expect(gestures.allSatisfy { ![.slapLeft, .slapRight, .tap, .doubleTap].contains($0) }, "\(gestures)")
+        // The tilt follows the same gravity, reported on change only: flat, upright through the
+        // four quarters, flat, and face down (with tilted stretches on the way between).
+        let tilts = events.compactMap { if case .tilt(let tilt, _) = $0 { return tilt } else { return nil } }
+        #expect(tilts.first == .faceUp && tilts.contains(.faceDown), "\(tilts)")
+        #expect(zip(tilts, tilts.dropFirst()).allSatisfy { $0 != $1 }, "changes only: \(tilts)")
+        #expect(tilts.contains(.vertical) && tilts.contains(.tiltedUp), "\(tilts)")
     }
 }

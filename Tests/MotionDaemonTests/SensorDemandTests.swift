@@ -65,10 +65,10 @@ struct SensorDemandTests {
         #expect(SensorDemand.request(nothing, allowed: Self.all) == .none)
     }
 
-    @Test("only orientation, shake and the status streams tolerate the rest rate; samples and gestures keep their rate")
+    @Test("only orientation, tilt, shake and the status streams tolerate the rest rate; samples and gestures keep their rate")
     func restTolerance() {
         let tolerant = Set(StreamName.allCases.filter(SensorDemand.toleratesRestRate))
-        #expect(tolerant == [.orientation, .shake, .availability, .calibration])
+        #expect(tolerant == [.orientation, .tilt, .shake, .availability, .calibration])
     }
 
     @Test("at rest the accelerometer is delivered every rest interval, only when it is the only sensor read")

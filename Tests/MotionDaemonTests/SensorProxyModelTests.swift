@@ -25,8 +25,11 @@ struct SensorProxyModelTests {
             _ = model.take([.event(.orientation(orientation, timestamp: 2))])
             #expect(model.state.accelerometerOrientation == name, "\(orientation)")
         }
+        #expect(model.take([.event(.tilt(.tiltedUp, timestamp: 3))]).isEmpty, "a tilt alone is not the claim's reading")
+        #expect(model.state.accelerometerTilt == "tilted-up")
         _ = model.take([Self.available(.accelerometer, false)])
-        #expect(!model.state.hasAccelerometer && model.state.accelerometerOrientation == "undefined", "gone: reset")
+        #expect(!model.state.hasAccelerometer && model.state.accelerometerOrientation == "undefined" && model.state.accelerometerTilt == "undefined",
+                "gone: reset")
     }
 
     @Test("the compass: present with the sensors the heading needs; the top edge's heading to 0.1°, −1 when unknown or gone")

@@ -14,7 +14,7 @@ struct AccessTests {
     static let member = ForeignClient(uid: 4242, gid: 4242, groups: [group.id])
     static let stranger = ForeignClient(uid: 4243, gid: 4243)
 
-    @Test("group members (a supplementary group), root and the daemon's user get every stream; others orientation, shake and availability, and accessDenied for the rest; the socket gets the configured group")
+    @Test("group members (a supplementary group), root and the daemon's user get every stream; others orientation, tilt, shake and availability, and accessDenied for the rest; the socket gets the configured group")
     func groupAndOthers() async throws {
         let daemon = try ServedDaemon(["--source", "sim:"], configuration: """
             [socket]
@@ -51,12 +51,12 @@ struct AccessTests {
             #"{"op":"status","id":7}"#,
         ], directory: directory)
         #expect(stranger.access?["tier"] as? String == "coarse")
-        #expect(Set(stranger.access?["streams"] as? [String] ?? []) == ["orientation", "shake", "availability"])
+        #expect(Set(stranger.access?["streams"] as? [String] ?? []) == ["orientation", "tilt", "shake", "availability"])
         for id in 1...3 {
             #expect(errorCode(stranger.reply(id)) == "accessDenied", "request \(id): \(stranger.reply(id) ?? [:])")
         }
         let denial = (stranger.reply(1)?["error"] as? [String: Any])?["message"] as? String ?? ""
-        #expect(denial.contains("gyro") && denial.contains("orientation, shake, availability"), "\(denial)")
+        #expect(denial.contains("gyro") && denial.contains("orientation, tilt, shake, availability"), "\(denial)")
         for id in 4...7 {
             #expect(stranger.reply(id)?["ok"] as? Bool == true, "request \(id): \(stranger.reply(id) ?? [:])")
         }
@@ -70,7 +70,7 @@ struct AccessTests {
         // Every connection's credentials are in the log, with journal fields.
         let log = daemon.process.stderr
         #expect(log.contains("client_uid=4242") && log.contains("uid 4242, gid 4242): full (every stream) access, member of group adm"), "\(log)")
-        #expect(log.contains("client_uid=4243") && log.contains("coarse (orientation, shake, availability) access"), "\(log)")
+        #expect(log.contains("client_uid=4243") && log.contains("coarse (orientation, tilt, shake, availability) access"), "\(log)")
     }
 
     @Test("others = \"none\": a client outside the group gets accessDenied and a goodbye, and is disconnected")

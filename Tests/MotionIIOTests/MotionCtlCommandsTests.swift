@@ -339,7 +339,7 @@ struct MotionCtlCommandsTests {
         let acceleration = (svg.polylines["panel-acceleration"] ?? []).flatMap { $0 }.map(\.0)
         #expect((acceleration.max() ?? 0) - (acceleration.min() ?? 0) > 800)
         for label in ["Attitude (°, xMagneticNorthZVertical)", "Heading (° from magnetic north)", "Acceleration (G)", "Rotation rate (rad/s)",
-                      "Magnetic field (µT)", "roll", "pitch", "yaw", "heading", "x", "y", "z", "time (s)", "orientation", "shake", "gesture",
+                      "Magnetic field (µT)", "roll", "pitch", "yaw", "heading", "x", "y", "z", "time (s)", "orientation", "shake", "gesture", "tilt",
                       "portrait", "landscapeLeft", "landscapeRight", "portraitUpsideDown", "faceDown", "began", "ended", "180", "-90", "20"] {
             #expect(svg.texts.contains(label), "no text '\(label)'")
         }

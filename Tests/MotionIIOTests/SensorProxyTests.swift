@@ -203,6 +203,7 @@ extension HotplugTests {
         #expect(claim.status == 0, "\(claim.stderr)")
         print("ClaimAccelerometer round trip from the cold (busctl, polled accelerometer): \(Int(Date().timeIntervalSince(started) * 1000)) ms")
         #expect(try await proxied.property("AccelerometerOrientation") == #"s "normal""#, "valid right after the claim")
+        #expect(try await proxied.property("AccelerometerTilt") == #"s "vertical""#, "standing upright")
 
         // A listener that never claims, beside monitor-sensor that does.
         let listener = try RunningProcess(["gdbus", "monitor", "--system", "--dest", "net.hadess.SensorProxy"], environment: proxied.bus.environment())

@@ -3,14 +3,14 @@ import MotionProtocol
 
 @Suite("Access grants")
 struct AccessGrantTests {
-    @Test("a coarse grant admits orientation, shake and availability and denies the rest, naming what it allows")
+    @Test("a coarse grant admits orientation, tilt, shake and availability and denies the rest, naming what it allows")
     func coarse() throws {
         for stream in StreamName.allCases {
             let subscribe = ClientRequest.subscribe(.init(id: 1, stream: stream))
             if AccessGrant.coarseStreams.contains(stream) {
                 #expect(try AccessGrant.coarse.admit(subscribe) == subscribe)
             } else {
-                #expect(throws: ProtocolError(.accessDenied, "\(stream): not available to this connection (coarse access: orientation, shake, availability)")) {
+                #expect(throws: ProtocolError(.accessDenied, "\(stream): not available to this connection (coarse access: orientation, tilt, shake, availability)")) {
                     try AccessGrant.coarse.admit(subscribe)
                 }
                 #expect(throws: ProtocolError.self) {
@@ -44,7 +44,7 @@ struct AccessGrantTests {
     @Test("descriptions name the tier, the streams and a cap")
     func descriptions() {
         #expect(AccessGrant.full.description == "full (every stream)")
-        #expect(AccessGrant.coarse.description == "coarse (orientation, shake, availability)")
+        #expect(AccessGrant.coarse.description == "coarse (orientation, tilt, shake, availability)")
         #expect(AccessGrant.activeSession(rate: 50).description == "activeSession (every stream, at most 50 Hz)")
     }
 

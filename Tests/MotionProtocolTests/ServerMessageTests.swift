@@ -27,7 +27,7 @@ struct ServerMessageTests {
         #expect(value(object, "sensors.magnetometer.mode") == nil)
         #expect(object["frames"] as? [String] == ["xArbitraryZVertical", "xMagneticNorthZVertical"])
         #expect(object["streams"] as? [String] == ["accelerometer", "gyro", "magnetometer", "deviceMotion", "heading",
-                                                   "orientation", "shake", "gesture", "availability", "calibration"])
+                                                   "orientation", "tilt", "shake", "gesture", "availability", "calibration"])
         #expect(isNumber(value(object, "intervals.minimum"), Wire.minimumInterval))
         #expect(isNumber(value(object, "intervals.maximum"), Wire.maximumInterval))
         #expect(object["maximumLineLength"] as? Int == Wire.maximumLineLength)
@@ -165,8 +165,9 @@ struct ServerMessageTests {
         #expect(isNumber(value(object, "field.y"), 20))
     }
 
-    @Test("events: orientation, shake phase and gesture with their timestamps", arguments: [
+    @Test("events: orientation, tilt, shake phase and gesture with their timestamps; parsed back the same", arguments: [
         (MotionEvent.orientation(.landscapeLeft, timestamp: 1.25), "orientation", "orientation", "landscapeLeft"),
+        (.tilt(.faceDown, timestamp: 1.5), "tilt", "tilt", "faceDown"),
         (.shake(.began, timestamp: 2.5), "shake", "phase", "began"),
         (.shake(.cancelled, timestamp: 3), "shake", "phase", "cancelled"),
         (.gesture(.doubleTap, timestamp: 4.75), "gesture", "gesture", "doubleTap"),
@@ -177,6 +178,7 @@ struct ServerMessageTests {
         #expect(object["type"] as? String == type)
         #expect(isNumber(object["timestamp"], event.timestamp))
         #expect(object[field] as? String == name)
+        #expect(try ServerMessage.parse(line: Array(ServerMessage.event(event).line.utf8)) == .event(event))
     }
 
     @Test("availability: the sensor and its state, mode and period only while it is read")
@@ -235,6 +237,7 @@ struct ServerMessageTests {
         (.heading(Heading(timestamp: 0, magneticHeading: 0, trueHeading: -1, headingAccuracy: -1, field: MagneticField(.zero)),
                   orientation: .portrait, topEdge: 0), .heading),
         (.event(.orientation(.faceUp, timestamp: 0)), .orientation),
+        (.event(.tilt(.tiltedDown, timestamp: 0)), .tilt),
         (.event(.shake(.ended, timestamp: 0)), .shake),
         (.event(.gesture(.tap, timestamp: 0)), .gesture),
         (.availability(.magnetometer, ServerMessageTests.absent), .availability),
