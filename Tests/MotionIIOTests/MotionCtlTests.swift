@@ -87,7 +87,7 @@ struct MotionCtlTests {
             #expect(time >= 2.6 && time <= 3.15, "gyroscope \(gyroscope): landscapeLeft at \(time)")
         }
         let text = try await Emulation.run([Self.motionctl, "analyze", "--input", dir.appendingPathComponent("events-true.csv").path])
-        #expect(text.stdout.contains("orientation landscapeLeft") && text.stdout.contains("6 events in 850 rows"), "\(text.stdout)")
+        #expect(text.stdout.contains("orientation landscapeLeft") && text.stdout.contains("tilt vertical") && text.stdout.contains("7 events in 850 rows"), "\(text.stdout)")
     }
 
     static let tapping = Emulation.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/datasets/broad/dec3_95.2hz/24_disturbed_tapping_A.csv").path
