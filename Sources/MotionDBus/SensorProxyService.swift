@@ -18,7 +18,6 @@ import Logging
 /// which runs there. `make check-tsan` runs its tests.
 public final class SensorProxyService: @unchecked Sendable {
     private let queue = DispatchQueue(label: "motiond.dbus")
-    private let address: String?
     private let backend: any SensorProxyBackend
     private let logger: Logger
     private let handlers: UnsafeMutablePointer<csdbus_handlers>
@@ -48,9 +47,8 @@ public final class SensorProxyService: @unchecked Sendable {
         let sender: String
     }
 
-    /// `address`: the bus (nil: the system bus; sd-bus honours `DBUS_SYSTEM_BUS_ADDRESS`).
-    public init(address: String? = nil, backend: any SensorProxyBackend, logger: Logger) {
-        self.address = address
+    /// Serves on the system bus (sd-bus honours `DBUS_SYSTEM_BUS_ADDRESS`, as the tests use).
+    public init(backend: any SensorProxyBackend, logger: Logger) {
         self.backend = backend
         self.logger = logger
         handlers = .allocate(capacity: 1)
@@ -118,15 +116,7 @@ public final class SensorProxyService: @unchecked Sendable {
     private func connect() {
         guard started, bus == nil else { return }
         var opened: OpaquePointer?
-        var result: Int32
-        if let address {
-            result = sd_bus_new(&opened)
-            if result >= 0 { result = sd_bus_set_address(opened, address) }
-            if result >= 0 { result = sd_bus_set_bus_client(opened, 1) }
-            if result >= 0 { result = sd_bus_start(opened) }
-        } else {
-            result = sd_bus_open_system(&opened)
-        }
+        var result = sd_bus_open_system(&opened)
         guard result >= 0, let opened else {
             if let opened { sd_bus_unref(opened) }
             retry("cannot connect to the system bus: \(BusMessage.errorText(result))")

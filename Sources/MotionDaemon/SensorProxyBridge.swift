@@ -14,12 +14,11 @@ final class SensorProxyBridge: Sendable {
     private let model: Lock<SensorProxyModel>
     private let service: SensorProxyService
 
-    /// `address`: the bus (nil: the system bus).
-    init(pipeline: Pipeline, address: String? = nil, logger: Logger) {
+    init(pipeline: Pipeline, logger: Logger) {
         let model = Lock(SensorProxyModel())
         self.pipeline = pipeline
         self.model = model
-        service = SensorProxyService(address: address, backend: Claims(pipeline: pipeline), logger: logger)
+        service = SensorProxyService(backend: Claims(pipeline: pipeline), logger: logger)
     }
 
     /// Follows availability and offers the name on the bus (waiting for it while another
