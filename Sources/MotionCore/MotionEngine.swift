@@ -131,7 +131,8 @@ public struct MotionEngine: Sendable {
     @discardableResult
     public mutating func update(_ sample: Sample) -> Event? {
         let v = sample.vector, t = sample.timestamp
-        guard v.isFinite, t.isFinite else { return nil }
+        // Light and proximity are not motion: the fusion never sees them.
+        guard v.isFinite, t.isFinite, sample.kind.isMotion else { return nil }
         latestTime = max(latestTime, t)
         switch sample.kind {
         case .gyroscope:
@@ -152,6 +153,8 @@ public struct MotionEngine: Sendable {
             return wasDecided || !axisCheck.isDecided ? nil : concludeAxisCheck()
         case .magnetometer:
             return updateMagnetometer(v, at: t)
+        case .light, .proximity:
+            return nil
         }
     }
 

@@ -1,8 +1,10 @@
-/// Converts raw IIO channel values of one 3-axis sensor into a Core Motion device-frame vector.
+/// Converts raw IIO channel values of one sensor into a Core Motion device-frame vector.
 ///
 /// Per axis, `iio = (raw + offset) × scale` (the kernel ABI: offset before scale), giving m/s²,
 /// rad/s or Gauss; then `device = M · iio` with the (proper) mount matrix; then the unit change
-/// to Core Motion: m/s² → G (÷ 9.80665), rad/s unchanged, Gauss → µT (× 100). The acceleration
+/// to Core Motion: m/s² → G (÷ 9.80665), rad/s unchanged, Gauss → µT (× 100). A scalar sensor
+/// (light, proximity) has its value in x and the identity matrix: lux stay lux, and a
+/// proximity reading's scale is 1 / its near level. The acceleration
 /// keeps the sign the kernel and mount matrix give it: the Linux desktop convention is the
 /// gravity-vector sign on x and y, the same as Core Motion.
 public struct SampleConversion: Sendable, Hashable, Codable {
@@ -27,6 +29,7 @@ public struct SampleConversion: Sendable, Hashable, Codable {
         case .accelerometer: return 1 / PhysicalConstants.standardGravity
         case .gyroscope: return 1
         case .magnetometer: return PhysicalConstants.microteslaPerGauss
+        case .light, .proximity: return 1
         }
     }
 

@@ -1,28 +1,53 @@
-/// The three kinds of motion sensor motiond reads.
+/// The kinds of sensor motiond reads: the three motion sensors, and the ambient light and
+/// proximity sensors a desktop needs beside them (auto-brightness, blanking during calls).
 ///
 /// Units of a ``Sample`` of each kind (Core Motion conventions, device frame):
 /// accelerometer in G with the gravity-vector sign (face up at rest reads z ≈ −1),
-/// gyroscope in rad/s (right-hand rule), magnetometer in µT.
+/// gyroscope in rad/s (right-hand rule), magnetometer in µT. The two scalar kinds carry their
+/// value in `vector.x` (y and z are 0): light in lux, proximity as the sensor's reading
+/// divided by its near level (1 is the level at which an object counts as near; see
+/// ``ProximityDetector``).
 public enum SensorKind: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     case accelerometer
     case gyroscope
     case magnetometer
+    case light
+    case proximity
 
-    /// The IIO channel type that carries this kind (`in_<type>_x_raw`).
+    /// The three motion sensors, the ones the fusion reads.
+    public static let motion: [SensorKind] = [.accelerometer, .gyroscope, .magnetometer]
+
+    /// Whether this is one of the three motion sensors (three axes, read by the fusion), as
+    /// opposed to a scalar light or proximity sensor.
+    public var isMotion: Bool { axisCount == 3 }
+
+    /// Values per sample: 3 for the motion sensors, 1 for light and proximity.
+    public var axisCount: Int {
+        switch self {
+        case .accelerometer, .gyroscope, .magnetometer: return 3
+        case .light, .proximity: return 1
+        }
+    }
+
+    /// The IIO channel type that carries this kind (`in_<type>_x_raw`, `in_illuminance_raw`).
     public var iioChannelType: String {
         switch self {
         case .accelerometer: return "accel"
         case .gyroscope: return "anglvel"
         case .magnetometer: return "magn"
+        case .light: return "illuminance"
+        case .proximity: return "proximity"
         }
     }
 
-    /// The Core Motion unit of a sample of this kind.
+    /// The unit of a sample of this kind.
     public var unit: String {
         switch self {
         case .accelerometer: return "G"
         case .gyroscope: return "rad/s"
         case .magnetometer: return "µT"
+        case .light: return "lx"
+        case .proximity: return "× near level"
         }
     }
 

@@ -3,6 +3,9 @@ import Glibc
 /// A deterministic simulated IMU (accelerometer, gyroscope, magnetometer) playing a
 /// ``MotionScript``, with white noise, a constant gyroscope bias and a magnetometer hard-iron
 /// offset, so that everything downstream (fusion, calibration, detectors) sees realistic data.
+/// Beside it, an ambient light and a proximity sensor that follow the screen's facing: a room
+/// of ``Settings/roomLight`` lux seen fully when the screen faces up, less as it turns away,
+/// none face down — where the proximity sensor is covered (near).
 ///
 /// Readings are in Core Motion units and the device frame (see ``SensorKind``). Two IMUs with the
 /// same settings produce identical samples for the same sequence of calls.
@@ -26,6 +29,8 @@ public struct SimulatedIMU: Sendable {
         public var tremorAmplitude = 0.0
         /// …at this frequency (Hz; physiological tremor is 8–12 Hz), about a fixed oblique axis.
         public var tremorFrequency = 8.0
+        /// Illuminance seen by a screen facing straight up, lux (an office).
+        public var roomLight = 320.0
         /// Seed of the noise generator.
         public var seed: UInt64 = 0x6D6F_7469_6F6E_64
 
@@ -53,6 +58,15 @@ public struct SimulatedIMU: Sendable {
             return state.rotationRate
         case .magnetometer:
             return toDevice.rotate(settings.earthField)
+        case .light:
+            // −z of gravity in the device frame: 1 face up, 0 on edge, −1 face down. Whole lux,
+            // as light sensors report.
+            let facing = -toDevice.rotate(Vector3(0, 0, -1)).z
+            return Vector3((settings.roomLight * max(0, 0.5 + 0.5 * facing)).rounded(), 0, 0)
+        case .proximity:
+            // Face down on a table: covered, three times the near level; else a tenth of it.
+            let covered = toDevice.rotate(Vector3(0, 0, -1)).z > 0.8
+            return Vector3(covered ? 3 : 0.1, 0, 0)
         }
     }
 
@@ -81,6 +95,8 @@ public struct SimulatedIMU: Sendable {
             measured = ideal + settings.gyroscopeBias + random.gaussianVector(sigma: settings.gyroscopeNoise)
         case .magnetometer:
             measured = ideal + settings.hardIron + random.gaussianVector(sigma: settings.magnetometerNoise)
+        case .light, .proximity:
+            measured = ideal
         }
         return Sample(kind: kind, timestamp: timestamp, vector: measured)
     }

@@ -119,7 +119,8 @@ public final class Daemon: @unchecked Sendable {
             break
         case .samples(let json):
             printer = Printer(json: json, count: options.count, countedLines: "samples") { [unowned self] why in finish(why) }
-            local = SensorKind.allCases.filter(sensors.contains).map {
+            // The motion sensors' samples (light and proximity: `motionctl monitor light`).
+            local = SensorKind.motion.filter(sensors.contains).map {
                 Subscription(local: StreamName($0), frame: nil, period: options.printPeriod, detectors: detectors)
             }
             local.append(Subscription(local: .availability, frame: nil, period: options.printPeriod, detectors: detectors))

@@ -55,6 +55,7 @@ struct OutgoingMessage: Sendable {
         case .calibration: return .state(key: "calibration")
         case .event(.orientation): return .state(key: "orientation")
         case .event(.tilt): return .state(key: "tilt")
+        case .proximity: return .state(key: "proximity")
         case .event(.shake): return .event(.shake)
         case .event(.gesture): return .event(.gesture)
         case .hello, .dropped, .goodbye: return .control

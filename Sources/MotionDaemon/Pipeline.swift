@@ -147,7 +147,10 @@ final class Pipeline: @unchecked Sendable {
         let reading = Self.reading(request)
         let clientText = clients == 1 ? "1 client" : "\(clients) clients"
         let sensorText = reading.isEmpty ? "sensors idle" : reading.joined(separator: ", ")
-        let missing = SensorKind.allCases.filter { sensors[$0]?.isAvailable == false }.map(\.rawValue)
+        // A laptop without a proximity sensor is not missing anything until someone asks for one.
+        let missing = SensorKind.allCases.filter { kind in
+            sensors[kind]?.isAvailable == false && (kind.isMotion || request.periods[kind] != nil)
+        }.map(\.rawValue)
         return "\(clientText); \(sensorText)" + (missing.isEmpty ? "" : "; no \(missing.joined(separator: ", "))")
     }
 
@@ -274,9 +277,11 @@ final class Pipeline: @unchecked Sendable {
         guard allowed.contains(kind) else {
             return SensorState(available: false, reason: "not used: excluded by --sensors")
         }
+        // Light and proximity run at their wake interval all the time: that is their period.
+        let period = kind.isMotion ? request.periods[kind] : request.wakeInterval(kind)
         return SensorState(available: availability.isAvailable, reason: availability.reason, mode: availability.mode?.rawValue,
-                           period: availability.isAvailable ? request.periods[kind] : nil,
-                           restInterval: availability.isAvailable ? request.wakeIntervals[kind] : nil)
+                           period: availability.isAvailable ? period : nil,
+                           restInterval: availability.isAvailable && kind.isMotion ? request.wakeIntervals[kind] : nil)
     }
 
     private var states: [SensorKind: SensorState] {
@@ -322,7 +327,7 @@ final class Pipeline: @unchecked Sendable {
     }
 
     /// What a new subscriber of a state stream learns at once: every sensor's availability,
-    /// the calibration, the orientation and the tilt (when known).
+    /// the calibration, the orientation, the tilt and near or far (when known).
     private func currentState(of stream: StreamName, for subscription: Subscription) -> [ServerMessage] {
         switch stream {
         case .availability:
@@ -337,6 +342,8 @@ final class Pipeline: @unchecked Sendable {
         case .tilt:
             guard let tilt = publisher.tilt(for: subscription.detectors), let t = publisher.detectorTime else { return [] }
             return [.event(.tilt(tilt, timestamp: t))]
+        case .proximity:
+            return publisher.proximity.state.map { [.proximity($0)] } ?? []
         default:
             return []
         }
@@ -380,6 +387,9 @@ final class Pipeline: @unchecked Sendable {
                 throw noSample(stream, needs: [.accelerometer])
             }
             return .event(.tilt(tilt, timestamp: t))
+        case .proximity:
+            guard let state = publisher.proximity.state else { throw noSample(stream, needs: [.proximity]) }
+            return .proximity(state)
         default:
             let status = engine.status
             return .calibration(accuracy: status.calibrationAccuracy, calibrationNeeded: status.calibrationNeeded)
@@ -450,6 +460,7 @@ final class Pipeline: @unchecked Sendable {
             stillness.reset()
             atRest = false
         }
+        if request.periods[.proximity] != nil && wanted.periods[.proximity] == nil { publisher.resetProximity() }
         request = wanted
         logger.info("sensors\(describe(wanted))")
         refreshStatus()
@@ -471,7 +482,10 @@ final class Pipeline: @unchecked Sendable {
     /// `gyroscope every 10 ms (batched: may come 1000 ms late)`.
     private static func reading(_ request: SourceRequest) -> [String] {
         SensorKind.allCases.compactMap { kind in
-            request.periods[kind].map { period in
+            if !kind.isMotion, let interval = request.wakeInterval(kind) {
+                return "\(kind) every \(SysfsNumber.format(interval * 1000)) ms"
+            }
+            return request.periods[kind].map { period in
                 "\(kind) every \(SysfsNumber.format(period * 1000)) ms"
                     + (request.wakeIntervals[kind].map { " (at rest: read every \(SysfsNumber.format($0 * 1000)) ms)" } ?? "")
                     + (request.latencies[kind].map { " (batched: may come \(SysfsNumber.format($0 * 1000)) ms late)" } ?? "")

@@ -17,6 +17,9 @@ struct Publisher: Sendable {
     private(set) var defaultDetectors: DetectorConfiguration
     /// Time of the latest accelerometer sample the detectors saw.
     private(set) var detectorTime: Double?
+    /// Near or far, from the proximity sensor's readings (one for every subscriber: it has no
+    /// options).
+    private(set) var proximity = ProximityDetector()
     /// What batching subscriptions hold, while they hold anything.
     private var batches: [BatchKey: Batch] = [:]
     /// The earliest time a batch may be due (infinity: none held; may be early, never late).
@@ -102,7 +105,7 @@ struct Publisher: Sendable {
 
     /// What the subscriptions need from the sensors.
     var needs: [(kinds: Set<SensorKind>, interval: Double)] {
-        subscriptions.values.flatMap(\.values).map { ($0.kinds, $0.period) }
+        subscriptions.values.flatMap(\.values).map { ($0.kinds, $0.interval) }
     }
 
     /// How late each subscription lets its sensors' readings come (0: at once).
@@ -128,6 +131,9 @@ struct Publisher: Sendable {
         }
     }
 
+    /// The proximity sensor stopped: near or far is decided afresh by its next reading.
+    mutating func resetProximity() { proximity.reset() }
+
     /// The accelerometer stopped: detectors start afresh next time (no stale orientation).
     mutating func resetDetectors() {
         for configuration in detectors.keys { detectors[configuration] = MotionEventDetectors(configuration: configuration) }
@@ -146,16 +152,16 @@ struct Publisher: Sendable {
 
     // MARK: - Publishing
 
-    /// Everything `sample` (already taken by `engine`) causes: raw samples, device motion and
-    /// headings (on gyroscope samples, the fusion's rate) and detector events (on
-    /// accelerometer samples), appended to `out`. `period` is the spacing of this sensor's samples.
+    /// Everything `sample` (already taken by `engine`) causes: raw samples (light's too), device
+    /// motion and headings (on gyroscope samples, the fusion's rate), detector events (on
+    /// accelerometer samples) and near/far changes (on proximity samples), appended to `out`. `period` is the spacing of this sensor's samples.
     /// Batches due at the sample's time leave first; the values the sample itself causes start
     /// the next batch. Returns what the log should know (see ``Notes``).
     mutating func publish(_ sample: Sample, engine: MotionEngine, period: Double, into out: inout [Addressed]) -> Notes {
         let t = sample.timestamp
         releaseBatches(dueAt: t, into: &out)
         let raw = StreamName(sample.kind)
-        let rawDue = due(raw, at: t, period: period)
+        let rawDue = raw.sensorKind == sample.kind ? due(raw, at: t, period: period) : []
         if !rawDue.isEmpty {
             let message = OutgoingMessage(.sample(sample))
             for client in rawDue {
@@ -170,7 +176,12 @@ struct Publisher: Sendable {
             if engine.isReady { publishHeading(engine, at: t, period: period, into: &out) }
         case .accelerometer:
             notes.events = detect(sample, engine: engine, into: &out)
-        default:
+        case .proximity:
+            if let change = proximity.update(sample) {
+                let message = OutgoingMessage(.proximity(change))
+                for client in (subscriptions[.proximity] ?? [:]).keys.sorted() { out.append(Addressed(client: client, message: message)) }
+            }
+        case .magnetometer, .light:
             break
         }
         return notes

@@ -19,6 +19,8 @@ enum SensorDemand {
     static func toleratesRestRate(_ stream: StreamName) -> Bool {
         switch stream {
         case .orientation, .tilt, .shake, .availability, .calibration: return true
+        // Read at their own slow pace, from sensors of their own.
+        case .light, .proximity: return true
         case .accelerometer, .gyro, .magnetometer, .deviceMotion, .heading, .gesture: return false
         }
     }
@@ -37,9 +39,10 @@ enum SensorDemand {
     }
 
     /// `request` at rest: the accelerometer delivered every `interval` seconds, when it is the
-    /// only sensor read (a subscription that tolerates the rest rate needs no other).
+    /// only motion sensor read (a subscription that tolerates the rest rate needs no other;
+    /// light and proximity keep their own pace).
     static func resting(_ request: SourceRequest, interval: Double) -> SourceRequest {
-        guard interval > 0, Set(request.periods.keys) == [.accelerometer] else { return request }
+        guard interval > 0, Set(request.periods.keys.filter(\.isMotion)) == [.accelerometer] else { return request }
         var resting = request
         resting.wakeIntervals[.accelerometer] = interval
         return resting
@@ -56,15 +59,25 @@ enum SensorDemand {
     }
 
     /// The request that serves `needs` (each a set of sensors and the interval wanted), read only
-    /// from the `allowed` sensors.
+    /// from the `allowed` sensors. A light or proximity sensor runs at the slowest hardware
+    /// period and is read as often as its most eager subscription wants (its wake interval),
+    /// at most 10 times a second: neither changes faster than that matters.
     static func request(_ needs: some Sequence<(kinds: Set<SensorKind>, interval: Double)>, allowed: Set<SensorKind>) -> SourceRequest {
         var periods: [SensorKind: Double] = [:]
+        var slow: [SensorKind: Double] = [:]
         for need in needs {
             for kind in need.kinds where allowed.contains(kind) {
-                periods[kind] = min(periods[kind] ?? .infinity, period(for: need.interval))
+                if kind.isMotion {
+                    periods[kind] = min(periods[kind] ?? .infinity, period(for: need.interval))
+                } else {
+                    periods[kind] = Wire.hardwarePeriods.upperBound
+                    slow[kind] = min(slow[kind] ?? .infinity, need.interval)
+                }
             }
         }
         // Every period is clamped into the supported range above, so this cannot throw.
-        return (try? SourceRequest(periods)) ?? .none
+        var request = (try? SourceRequest(periods)) ?? .none
+        request.wakeIntervals = slow
+        return request
     }
 }

@@ -62,14 +62,23 @@ final class SensorProxyBridge: Sendable {
         }
 
         /// What each sensor's properties are made of: orientation and tilt at the detectors'
-        /// default rate (at the rest rate while the device lies still); the heading at 10 Hz, sent when
-        /// it turns by a degree. Light and proximity are not read yet (never present).
+        /// default rate (at the rest rate while the device lies still); the heading at 10 Hz, sent
+        /// when it turns by a degree; light every ``lightInterval``, proximity every
+        /// ``proximityInterval``.
         static func subscriptions(_ sensor: ProxySensor) -> [ClientRequest.Subscription] {
             switch sensor {
             case .accelerometer: return [.init(stream: .orientation), .init(stream: .tilt)]
             case .compass: return [.init(stream: .heading, interval: 0.1)]
-            case .light, .proximity: return []
+            case .light: return [.init(stream: .light, interval: lightInterval)]
+            case .proximity: return [.init(stream: .proximity, interval: proximityInterval)]
             }
         }
+
+        /// iio-sensor-proxy polls light every 800 ms (or its integration time): the same
+        /// pace, so auto-brightness costs no more wake-ups than it did.
+        static let lightInterval = 0.8
+        /// Blanking the screen when a phone meets an ear should not wait: 5 Hz (iio-sensor-proxy
+        /// polls every 700 ms).
+        static let proximityInterval = 0.2
     }
 }

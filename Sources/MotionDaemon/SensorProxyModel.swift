@@ -3,9 +3,8 @@ import MotionDBus
 import MotionProtocol
 
 /// What the D-Bus face shows, worked out from the messages the pipeline sends its subscriber:
-/// availability of every sensor, orientation, heading — in iio-sensor-proxy's names and
-/// conventions (docs/DBUS.md). Light and proximity are not read yet: their properties keep
-/// iio-sensor-proxy's defaults (no light sensor, no proximity sensor). Pure: the messages in, the
+/// availability of every sensor, orientation, tilt, light level, proximity, heading — in
+/// iio-sensor-proxy's names and conventions (docs/DBUS.md). Pure: the messages in, the
 /// properties out, and which sensors a message brought a reading of (a pending `Claim…` is
 /// answered with that reading in place).
 struct SensorProxyModel: Sendable {
@@ -38,6 +37,14 @@ struct SensorProxyModel: Sendable {
                 readings.insert(.accelerometer)
             case .event(.tilt(let tilt, _)):
                 state.accelerometerTilt = tilt.iioSensorProxyName
+            case .sample(let sample) where sample.kind == .light:
+                // IIO illuminance is in lux (iio-sensor-proxy's "vendor" unit is for hwmon).
+                state.lightLevel = sample.vector.x
+                state.lightLevelUnit = "lux"
+                readings.insert(.light)
+            case .proximity(let proximity):
+                state.proximityNear = proximity.near
+                readings.insert(.proximity)
             case .heading(_, _, let topEdge):
                 state.compassHeading = topEdge.isFinite && topEdge >= 0
                     ? (topEdge * Self.headingSteps).rounded() / Self.headingSteps : -1
@@ -61,5 +68,10 @@ struct SensorProxyModel: Sendable {
         state.hasAccelerometer = present
         state.hasCompass = StreamName.heading.sensors().allSatisfy(has)
         if !state.hasCompass { state.compassHeading = -1 }
+        // Gone: iio-sensor-proxy's values when there is no such sensor.
+        state.hasAmbientLight = has(.light)
+        if !state.hasAmbientLight { state.lightLevel = 0 }
+        state.hasProximity = has(.proximity)
+        if !state.hasProximity { state.proximityNear = false }
     }
 }

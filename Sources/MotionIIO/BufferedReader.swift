@@ -150,7 +150,7 @@ final class BufferedReader: DeviceReader {
         var layout: [(sensor: SensorDescriptor, channels: [IIOChannel], offsets: [Int])] = []
         for (sensor, chans) in zip(sensors, channels) {
             let offsets = chans.compactMap(place)
-            guard chans.count == 3, offsets.count == 3 else {
+            guard chans.count == sensor.axes.count, offsets.count == chans.count else {
                 self.layout = []
                 timestamp = nil
                 teardown()
@@ -269,7 +269,7 @@ final class BufferedReader: DeviceReader {
         }
         return layout.map { entry in
             var raw = Vector3.zero
-            for index in 0..<3 {
+            for index in entry.channels.indices {
                 raw[index] = Double(entry.channels[index].decode(scan + entry.offsets[index]))
             }
             return Sample(kind: entry.sensor.kind, timestamp: time, vector: entry.sensor.conversion.convert(raw: raw))

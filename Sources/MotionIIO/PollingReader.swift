@@ -3,7 +3,7 @@ import Logging
 import MotionCore
 import MotionSync
 
-/// Reads a device's `_raw` sysfs attributes on a ``PeriodicThread`` and stamps each reading
+/// Reads a device's `_raw` (or processed `_input`) sysfs attributes on a ``PeriodicThread`` and stamps each reading
 /// with CLOCK_BOOTTIME: one thread per device, so a slow device (HID sensor hubs answer raw
 /// reads synchronously) never delays another, and one wake-up per reading of all its sensors.
 ///
@@ -16,8 +16,9 @@ final class PollingReader: DeviceReader {
     let mode = ReadMode.polling
     private let device: IIODevice
     private let sensors: [SensorDescriptor]
-    /// The x, y, z channels of each sensor.
-    private let channels: [[IIOChannel]]
+    /// The channels of each sensor (x, y, z, or the one of a light or proximity sensor) and the
+    /// attribute read from each (`raw`, or `input` for a processed-only channel).
+    private let channels: [[(channel: IIOChannel, attribute: String)]]
     private let period: Double
     private let output: ReaderOutput
     private let logger: Logger
@@ -37,7 +38,9 @@ final class PollingReader: DeviceReader {
     init(device: IIODevice, sensors: [SensorDescriptor], period: Double, interval: Double? = nil, output: ReaderOutput, logger: Logger) {
         self.device = device
         self.sensors = sensors
-        channels = sensors.map { sensor in sensor.axes.compactMap { device.inputChannel($0.id) } }
+        channels = sensors.map { sensor in
+            sensor.axes.compactMap { axis in device.inputChannel(axis.id).map { ($0, axis.valueAttribute) } }
+        }
         state = Lock(State(episodes: Array(repeating: FaultEpisode(), count: sensors.count)))
         self.period = period
         self.output = output
@@ -111,16 +114,16 @@ final class PollingReader: DeviceReader {
         return true
     }
 
-    private func read(_ axes: [IIOChannel]) throws(ReadFault) -> Vector3 {
+    private func read(_ axes: [(channel: IIOChannel, attribute: String)]) throws(ReadFault) -> Vector3 {
         var raw = Vector3.zero
-        for (index, channel) in axes.enumerated() {
+        for (index, (channel, attribute)) in axes.enumerated() {
             let text: String
             do {
-                text = try channel.read("raw")
+                text = try channel.read(attribute)
             } catch {
                 throw .io(error)
             }
-            guard let value = SysfsNumber.parse(text) else { throw .unparseable(attribute: "\(channel.sysfsPrefix)_raw", text: text) }
+            guard let value = SysfsNumber.parse(text) else { throw .unparseable(attribute: "\(channel.sysfsPrefix)_\(attribute)", text: text) }
             raw[index] = value
         }
         return raw

@@ -1,8 +1,9 @@
 import MotionCore
 
-/// Everything motiond found out about one 3-axis sensor on one IIO device: which channels carry
-/// it, how raw values become Core Motion values (scale, offset, mount matrix, with where each
-/// came from), how it will be read and why. `motiond --list-sensors` prints these.
+/// Everything motiond found out about one sensor on one IIO device (a 3-axis motion sensor, or
+/// a one-channel light or proximity sensor): which channels carry it, how raw values become
+/// Core Motion values (scale, offset, mount matrix, near level, with where each came from), how
+/// it will be read and why. `motiond --list-sensors` prints these.
 public struct SensorDescriptor: Sendable, Hashable, Codable {
     public var kind: SensorKind
     /// The IIO device id, `iio:deviceN`.
@@ -13,7 +14,7 @@ public struct SensorDescriptor: Sendable, Hashable, Codable {
     public var location: SensorLocation
     /// Where the location came from, e.g. `udev ACCEL_LOCATION`, `label`, `default`.
     public var locationSource: String
-    /// The x, y, z channels.
+    /// The x, y, z channels; the one channel of a light or proximity sensor.
     public var axes: [Axis]
     /// Raw-to-Core-Motion conversion, including the mount matrix actually applied.
     public var conversion: SampleConversion
@@ -24,6 +25,9 @@ public struct SensorDescriptor: Sendable, Hashable, Codable {
     public var readModeReason: String
     /// The trigger the buffer will use, if it needs one.
     public var trigger: String?
+    /// A proximity sensor's near level (raw units) and where it came from; readings are
+    /// divided by it (``SensorKind``).
+    public var nearLevel: NearLevel?
 
     /// One axis channel and the attributes its conversion came from.
     public struct Axis: Sendable, Hashable, Codable {
@@ -31,6 +35,9 @@ public struct SensorDescriptor: Sendable, Hashable, Codable {
         public var channel: String
         /// libiio channel id, e.g. `accel_x`.
         public var id: String
+        /// The attribute polled: `raw` (scaled by the conversion), or `input` for a channel
+        /// that has only the processed value (`in_illuminance_input`, already in lux).
+        public var valueAttribute: String
         /// The attribute the scale came from (`in_accel_x_scale`, `in_accel_scale`, …), or
         /// `nil` when the device has none (scale 1).
         public var scaleAttribute: String?
@@ -50,6 +57,13 @@ public struct SensorDescriptor: Sendable, Hashable, Codable {
         public var correctedImproper: Bool
         /// Rejected candidates and corrections, one sentence each.
         public var notes: [String]
+    }
+
+    /// The reading at which an object counts as near.
+    public struct NearLevel: Sendable, Hashable, Codable {
+        public var value: Double
+        /// `udev PROXIMITY_NEAR_LEVEL` or the sysfs attribute it came from.
+        public var source: String
     }
 
     /// The device's sampling-frequency attribute.

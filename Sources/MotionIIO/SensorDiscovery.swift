@@ -1,13 +1,14 @@
 import Glibc
 import MotionCore
 
-/// Finds the accelerometers, gyroscopes and magnetometers of an IIO context and works out how
-/// to read each one (see ``SensorDescriptor``).
+/// Finds the accelerometers, gyroscopes, magnetometers, light and proximity sensors of an IIO
+/// context and works out how to read each one (see ``SensorDescriptor``).
 ///
-/// A sensor is three input channels `<type>_x/y/z` of one device (`accel`, `anglvel`, `magn`):
-/// one device may carry several sensors (mpu6050), each sensor may be its own device
-/// (st_lsm6dsx), or they come from a HID sensor hub (`accel_3d`, `gyro_3d`, `magn_3d`).
-/// A device missing an axis or with an unparseable attribute is skipped with the reason.
+/// A motion sensor is three input channels `<type>_x/y/z` of one device (`accel`, `anglvel`,
+/// `magn`): one device may carry several sensors (mpu6050), each sensor may be its own device
+/// (st_lsm6dsx), or they come from a HID sensor hub (`accel_3d`, `gyro_3d`, `magn_3d`). A light
+/// or proximity sensor is one channel (``channelGroups(_:)``); a proximity sensor needs a near
+/// level. A device missing an axis or with an unparseable attribute is skipped with the reason.
 public struct SensorDiscovery: Sendable {
     /// Mount matrices from configuration (highest precedence).
     public var overrides: [MountMatrixOverride]
@@ -26,6 +27,8 @@ public struct SensorDiscovery: Sendable {
         public var skipped: [SkippedSensor]
 
         /// The sensor used for `kind`: a display-located one first, then the lowest device.
+        /// (Light and proximity sensors sit by the display; the location matters for the
+        /// accelerometer.)
         public func primary(_ kind: SensorKind) -> SensorDescriptor? {
             let candidates = sensors.filter { $0.kind == kind }
             return candidates.first(where: { $0.location == .display }) ?? candidates.first
@@ -60,14 +63,30 @@ public struct SensorDiscovery: Sendable {
         var reason: String
     }
 
-    private func describe(_ kind: SensorKind, on device: IIODevice, udev: UdevDevice?, devices: [IIODevice]) throws(Skip) -> SensorDescriptor? {
+    /// The channel ids that may carry `kind`, in order of preference: the x, y, z channels of a
+    /// motion sensor; for light the illuminance (`in_illuminance[0]_input`/`_raw`), then a HID
+    /// light sensor's `in_intensity_both`, then the clear channels; for proximity
+    /// `in_proximity[0]_raw`. The first group the device has a channel of is the sensor.
+    static func channelGroups(_ kind: SensorKind) -> [[String]] {
         let type = kind.iioChannelType
-        let names = ["x", "y", "z"]
-        let found = names.map { device.inputChannel("\(type)_\($0)") }
-        if found.allSatisfy({ $0 == nil }) { return nil }
-        let missing = zip(names, found).filter { $0.1 == nil }.map { "in_\(type)_\($0.0)" }
+        switch kind {
+        case .accelerometer, .gyroscope, .magnetometer:
+            return [["x", "y", "z"].map { "\(type)_\($0)" }]
+        case .light:
+            return [["illuminance"], ["illuminance0"], ["intensity_both"], ["illuminance_clear"], ["intensity_clear"]]
+        case .proximity:
+            return [["proximity"], ["proximity0"]]
+        }
+    }
+
+    private func describe(_ kind: SensorKind, on device: IIODevice, udev: UdevDevice?, devices: [IIODevice]) throws(Skip) -> SensorDescriptor? {
+        guard let group = Self.channelGroups(kind).first(where: { ids in ids.contains { device.inputChannel($0) != nil } }) else {
+            return nil
+        }
+        let found = group.map { device.inputChannel($0) }
+        let missing = zip(group, found).filter { $0.1 == nil }.map { "in_\($0.0)" }
         guard missing.isEmpty else {
-            throw Skip(reason: "has \(type) channels but no \(missing.joined(separator: ", "))")
+            throw Skip(reason: "has \(kind.iioChannelType) channels but no \(missing.joined(separator: ", "))")
         }
         let channels = found.compactMap { $0 }
 
@@ -75,38 +94,70 @@ public struct SensorDiscovery: Sendable {
         var scale = Vector3(1, 1, 1), offset = Vector3.zero
         for (index, channel) in channels.enumerated() {
             let prefix = channel.sysfsPrefix
-            let scaleFound = try lookup("scale", of: channel, on: device)
-            let offsetFound = try lookup("offset", of: channel, on: device)
+            let hasRaw = channel.filename(of: "raw") != nil
+            // A light sensor may offer only the processed value, already in lux.
+            let processed = !kind.isMotion && !hasRaw && channel.filename(of: "input") != nil
+            let scaleFound = processed ? nil : try lookup("scale", of: channel, on: device)
+            let offsetFound = processed ? nil : try lookup("offset", of: channel, on: device)
             if let s = scaleFound {
                 guard s.value != 0 else { throw Skip(reason: "\(s.attribute) is 0 (a kernel bug): values would all be zero") }
                 scale[index] = s.value
             }
             offset[index] = offsetFound?.value ?? 0
-            let hasRaw = channel.filename(of: "raw") != nil
-            if hasRaw {
+            let valueAttribute = processed ? "input" : "raw"
+            if hasRaw || processed {
                 // EBUSY: the driver refuses direct reads while another program's buffer runs;
                 // the channel is there all the same.
-                _ = try readNumber("\(prefix)_raw") { () throws(IIOError) in
-                    do throws(IIOError) { return try channel.read("raw") } catch where error.isBusy { return "0" }
+                _ = try readNumber("\(prefix)_\(valueAttribute)") { () throws(IIOError) in
+                    do throws(IIOError) { return try channel.read(valueAttribute) } catch where error.isBusy { return "0" }
                 }
             } else if !channel.isScanElement {
                 throw Skip(reason: "\(prefix) has neither a \(prefix)_raw attribute nor a scan element")
             }
             axes.append(SensorDescriptor.Axis(
-                channel: prefix, id: channel.id, scaleAttribute: scaleFound?.attribute, offsetAttribute: offsetFound?.attribute,
+                channel: prefix, id: channel.id, valueAttribute: valueAttribute,
+                scaleAttribute: scaleFound?.attribute, offsetAttribute: offsetFound?.attribute,
                 scanType: channel.isScanElement ? channel.format.description : nil,
                 scanIndex: channel.isScanElement ? channel.scanIndex : nil))
         }
 
-        let matrix = resolveMountMatrix(kind, on: device, channel: channels.first, udev: udev)
+        var nearLevel: SensorDescriptor.NearLevel?
+        if kind == .proximity {
+            // Readings count in near levels: the level is the scale, the sensor's own is moot.
+            let level = try resolveNearLevel(channels[0], on: device, udev: udev)
+            nearLevel = level
+            scale = Vector3(1 / level.value, 1, 1)
+            offset = .zero
+        }
+        let matrix = kind.isMotion ? resolveMountMatrix(kind, on: device, channel: channels.first, udev: udev)
+            : (.identity, .init(source: "none (not a motion sensor)", given: MountMatrix.identity.description, correctedImproper: false, notes: []))
         let location = resolveLocation(device, udev: udev)
-        let plan = planReadMode(device, channels: channels, devices: devices)
+        let plan = axes.contains(where: { $0.valueAttribute == "input" })
+            ? (mode: ReadMode.polling, reason: "only the processed \(axes.map { "\($0.channel)_input" }.joined(separator: ", ")): sysfs polling", trigger: nil)
+            : planReadMode(device, channels: channels, devices: devices)
         return SensorDescriptor(
             kind: kind, device: device.id, driver: device.name ?? device.id, label: device.label,
             location: location.value, locationSource: location.source, axes: axes,
             conversion: SampleConversion(kind: kind, scale: scale, offset: offset, mountMatrix: matrix.applied),
             mountMatrix: matrix.choice, samplingFrequency: samplingFrequency(channels[0], on: device),
-            readMode: plan.mode, readModeReason: plan.reason, trigger: plan.trigger)
+            readMode: plan.mode, readModeReason: plan.reason, trigger: plan.trigger, nearLevel: nearLevel)
+    }
+
+    /// A proximity sensor's near level: udev's `PROXIMITY_NEAR_LEVEL` (hwdb), else the driver's
+    /// `nearlevel` attribute. Without one, near cannot be told from far: the sensor is skipped
+    /// (as iio-sensor-proxy does).
+    private func resolveNearLevel(_ channel: IIOChannel, on device: IIODevice, udev: UdevDevice?) throws(Skip) -> SensorDescriptor.NearLevel {
+        if let text = udev?.properties["PROXIMITY_NEAR_LEVEL"] {
+            guard let value = SysfsNumber.parse(text), value > 0 else {
+                throw Skip(reason: "udev PROXIMITY_NEAR_LEVEL '\(text)' is not a positive number")
+            }
+            return .init(value: value, source: "udev PROXIMITY_NEAR_LEVEL")
+        }
+        guard let found = try lookup("nearlevel", of: channel, on: device) else {
+            throw Skip(reason: "no near level (udev PROXIMITY_NEAR_LEVEL from the hwdb, or \(channel.sysfsPrefix)_nearlevel): near cannot be told from far")
+        }
+        guard found.value > 0 else { throw Skip(reason: "\(found.attribute) is \(SysfsNumber.format(found.value)): near cannot be told from far") }
+        return .init(value: found.value, source: "sysfs \(found.attribute)")
     }
 
     /// Reads an attribute as a number: `nil` if it does not exist; a skip if unreadable or not

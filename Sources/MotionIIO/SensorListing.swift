@@ -45,7 +45,7 @@ public struct SensorListing: Sendable, Codable {
             out += "  provides \(provides.map(\.rawValue).joined(separator: ", "))\n"
         }
         if sensors.isEmpty && provides == nil {
-            out += "  no accelerometer, gyroscope or magnetometer found\n"
+            out += "  no accelerometer, gyroscope, magnetometer, light or proximity sensor found\n"
         }
         for sensor in sensors {
             let used = selected[sensor.kind.rawValue] == sensor.device
@@ -56,12 +56,21 @@ public struct SensorListing: Sendable, Codable {
             if let type = sensor.axes.first?.scanType { out += "  scan \(type)" }
             out += "\n"
             let c = sensor.conversion
-            out += "  scale        \(Self.triple(c.scale)) from \(Self.sources(sensor.axes.map(\.scaleAttribute), none: "no scale attribute (1)"))\n"
-            out += "  offset       \(Self.triple(c.offset)) from \(Self.sources(sensor.axes.map(\.offsetAttribute), none: "no offset attribute (0)"))\n"
-            out += "  mount matrix \(c.mountMatrix) from \(sensor.mountMatrix.source)"
-            if sensor.mountMatrix.correctedImproper { out += " (improper '\(sensor.mountMatrix.given)', z row negated)" }
-            out += "\n"
-            for note in sensor.mountMatrix.notes { out += "               note: \(note)\n" }
+            if let near = sensor.nearLevel {
+                out += "  near level   \(SysfsNumber.format(near.value)) from \(near.source) (readings are divided by it)\n"
+            } else if sensor.axes.allSatisfy({ $0.valueAttribute == "input" }) {
+                out += "  value        \(sensor.axes.map { "\($0.channel)_input" }.joined(separator: " ")) (processed, \(sensor.kind.unit))\n"
+            } else {
+                let axes = sensor.axes.count
+                out += "  scale        \(Self.values(c.scale, axes)) from \(Self.sources(sensor.axes.map(\.scaleAttribute), none: "no scale attribute (1)"))\n"
+                out += "  offset       \(Self.values(c.offset, axes)) from \(Self.sources(sensor.axes.map(\.offsetAttribute), none: "no offset attribute (0)"))\n"
+            }
+            if sensor.kind.isMotion {
+                out += "  mount matrix \(c.mountMatrix) from \(sensor.mountMatrix.source)"
+                if sensor.mountMatrix.correctedImproper { out += " (improper '\(sensor.mountMatrix.given)', z row negated)" }
+                out += "\n"
+                for note in sensor.mountMatrix.notes { out += "               note: \(note)\n" }
+            }
             if let f = sensor.samplingFrequency {
                 out += "  frequency    \(f.current.map { SysfsNumber.format($0) + " Hz" } ?? "unreadable") (\(f.attribute))"
                 if let available = f.available { out += ", available \(available)" }
@@ -73,8 +82,9 @@ public struct SensorListing: Sendable, Codable {
         return out
     }
 
-    private static func triple(_ v: Vector3) -> String {
-        v.components.map { SysfsNumber.format($0) }.joined(separator: " ")
+    /// The first `count` components (3 for a motion sensor, 1 for light).
+    private static func values(_ v: Vector3, _ count: Int) -> String {
+        v.components.prefix(count).map { SysfsNumber.format($0) }.joined(separator: " ")
     }
 
     private static func sources(_ attributes: [String?], none: String) -> String {

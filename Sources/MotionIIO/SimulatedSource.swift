@@ -2,7 +2,8 @@ import Dispatch
 import MotionCore
 import MotionSync
 
-/// `sim:` — the deterministic ``SimulatedIMU`` (accelerometer, gyroscope, magnetometer) played
+/// `sim:` — the deterministic ``SimulatedIMU`` (accelerometer, gyroscope, magnetometer, light,
+/// proximity) played
 /// in real time: each requested kind has its own period and its samples lie on an even grid
 /// from the boot time at start, like a hardware clock. A ``PeriodicThread`` per distinct
 /// period and batch interval (``SourceRequest/batchInterval(_:)``) wakes once per interval and

@@ -6,6 +6,10 @@ extension ServerMessage {
     /// degrees, events by name, availability as a comment line; nil for replies and hello.
     public var text: String? {
         switch self {
+        case .sample(let sample) where !sample.kind.isMotion:
+            return "\(fixed(sample.timestamp, 6, width: 14))  \(sample.kind.rawValue.padding(to: 13)) \(fixed(sample.vector.x, 1, width: 9)) \(sample.kind.unit)"
+        case .proximity(let proximity):
+            return "\(fixed(proximity.timestamp, 6, width: 14))  proximity     \(proximity.near ? "near" : "far") (\(fixed(proximity.level, 2)) × near level)"
         case .sample(let sample):
             let v = sample.vector
             let kind = sample.kind.rawValue.padding(to: 13)

@@ -7,7 +7,7 @@ public indirect enum ServerMessage: Sendable, Equatable {
     /// The answer to a request, carrying its `id` (null when the request had none or could not
     /// be parsed far enough to find it).
     case reply(id: Int?, Result<Reply, ProtocolError>)
-    /// A raw reading: `accelerometer`, `gyro` or `magnetometer`.
+    /// A raw reading: `accelerometer`, `gyro`, `magnetometer` or `light`.
     case sample(Sample)
     case deviceMotion(DeviceMotion)
     /// A compass reading for the subscription's edge; `topEdge` is the heading of the top edge
@@ -15,6 +15,8 @@ public indirect enum ServerMessage: Sendable, Equatable {
     case heading(Heading, orientation: HeadingOrientation, topEdge: Double)
     /// An orientation change, shake phase or gesture.
     case event(MotionEvent)
+    /// Something came near the proximity sensor or went away.
+    case proximity(Proximity)
     case availability(SensorKind, SensorState)
     case calibration(accuracy: MagneticFieldCalibrationAccuracy, calibrationNeeded: Bool)
     /// Values of `stream` this client did not read in time and lost; `total` since it
@@ -46,6 +48,7 @@ public indirect enum ServerMessage: Sendable, Equatable {
         case .event(.tilt): return .tilt
         case .event(.shake): return .shake
         case .event(.gesture): return .gesture
+        case .proximity: return .proximity
         case .availability: return .availability
         case .calibration: return .calibration
         case .hello, .reply, .dropped, .goodbye: return nil
@@ -59,6 +62,7 @@ public indirect enum ServerMessage: Sendable, Equatable {
         case .deviceMotion(let motion): return motion.timestamp
         case .heading(let heading, _, _): return heading.timestamp
         case .event(let event): return event.timestamp
+        case .proximity(let proximity): return proximity.timestamp
         case .hello, .reply, .availability, .calibration, .dropped, .goodbye: return nil
         }
     }
@@ -99,7 +103,11 @@ public indirect enum ServerMessage: Sendable, Equatable {
             let stream = StreamName(sample.kind)
             writer.field("type", stream.rawValue)
             writer.field("timestamp", sample.timestamp)
-            writer.field(Self.vectorField(sample.kind), sample.vector)
+            if sample.kind.isMotion {
+                writer.field(Self.vectorField(sample.kind), sample.vector)
+            } else {
+                writer.field(Self.vectorField(sample.kind), sample.vector.x)
+            }
         case .deviceMotion(let motion):
             writer.field("type", "deviceMotion")
             writer.field("timestamp", motion.timestamp)
@@ -147,6 +155,11 @@ public indirect enum ServerMessage: Sendable, Equatable {
                 writer.field("timestamp", t)
                 writer.field("gesture", gesture.rawValue)
             }
+        case .proximity(let proximity):
+            writer.field("type", "proximity")
+            writer.field("timestamp", proximity.timestamp)
+            writer.field("near", proximity.near)
+            writer.field("level", proximity.level)
         case .availability(let kind, let state):
             writer.field("type", "availability")
             writer.field("sensor", kind.rawValue)
@@ -167,12 +180,14 @@ public indirect enum ServerMessage: Sendable, Equatable {
         return writer.finished
     }
 
-    /// The vector's field name in a raw sample message.
+    /// The value's field name in a raw sample message (a vector; light's lux a number).
     public static func vectorField(_ kind: SensorKind) -> String {
         switch kind {
         case .accelerometer: return "acceleration"
         case .gyroscope: return "rotationRate"
         case .magnetometer: return "magneticField"
+        case .light: return "lux"
+        case .proximity: return "level"
         }
     }
 }

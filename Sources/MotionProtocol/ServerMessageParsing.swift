@@ -23,6 +23,12 @@ extension ServerMessage {
             let kind = StreamName(rawValue: type)!.sensorKind!
             return .sample(Sample(kind: kind, timestamp: try fields.required("timestamp", fields.number),
                                   vector: try fields.required(ServerMessage.vectorField(kind), fields.vector)))
+        case "light":
+            return .sample(Sample(kind: .light, timestamp: try fields.required("timestamp", fields.number),
+                                  vector: Vector3(try fields.required("lux", fields.number), 0, 0)))
+        case "proximity":
+            return .proximity(Proximity(near: try fields.required("near", fields.bool), level: try fields.required("level", fields.number),
+                                        timestamp: try fields.required("timestamp", fields.number)))
         case "deviceMotion":
             let attitude = try fields.required("attitude", fields.nested)
             let quaternion = try attitude.required("quaternion", attitude.nested)

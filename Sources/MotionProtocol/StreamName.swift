@@ -2,11 +2,11 @@ import MotionCore
 
 /// The streams a client can subscribe to. Wire names are the case names.
 ///
-/// Sample streams (`accelerometer`, `gyro`, `magnetometer`, `deviceMotion`, `heading`) carry
-/// values at an update interval; a newer value supersedes an older one, so a client that falls
-/// behind loses the oldest (counted and reported). Event streams (`orientation`, `tilt`,
-/// `shake`, `gesture`) and status streams (`availability`, `calibration`) carry changes of state, which
-/// are never dropped silently.
+/// Sample streams (`accelerometer`, `gyro`, `magnetometer`, `deviceMotion`, `heading`, `light`)
+/// carry values at an update interval; a newer value supersedes an older one, so a client that
+/// falls behind loses the oldest (counted and reported). Event streams (`orientation`, `tilt`,
+/// `shake`, `gesture`, `proximity`) and status streams (`availability`, `calibration`) carry
+/// changes of state, which are never dropped silently.
 public enum StreamName: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     case accelerometer
     case gyro
@@ -18,35 +18,46 @@ public enum StreamName: String, Sendable, Hashable, Codable, CaseIterable, Custo
     case tilt
     case shake
     case gesture
+    /// Ambient light in lux, at an update interval.
+    case light
+    /// Whether something is near the proximity sensor (``Proximity``), on change.
+    case proximity
     case availability
     case calibration
 
-    /// The stream of a sensor's raw samples.
+    /// The stream of a sensor's samples: its raw stream, or `proximity`, whose readings become
+    /// near/far changes.
     public init(_ kind: SensorKind) {
         switch kind {
         case .accelerometer: self = .accelerometer
         case .gyroscope: self = .gyro
         case .magnetometer: self = .magnetometer
+        case .light: self = .light
+        case .proximity: self = .proximity
         }
     }
 
-    /// The sensor whose samples this stream carries, for the three raw streams.
+    /// The sensor whose samples this stream carries as they are, for the raw streams (the
+    /// three motion sensors and light).
     public var sensorKind: SensorKind? {
         switch self {
         case .accelerometer: return .accelerometer
         case .gyro: return .gyroscope
         case .magnetometer: return .magnetometer
+        case .light: return .light
         default: return nil
         }
     }
 
-    /// The sensors the stream needs: raw streams their sensor, device motion the accelerometer
+    /// The sensors the stream needs: raw streams (and `proximity`) their sensor, device motion the accelerometer
     /// and gyroscope plus the magnetometer for every frame but `xArbitraryZVertical` (the
     /// default), headings all three, the detectors the accelerometer; the status streams none.
     public func sensors(frame: AttitudeReferenceFrame? = nil) -> Set<SensorKind> {
         switch self {
-        case .accelerometer, .gyro, .magnetometer:
+        case .accelerometer, .gyro, .magnetometer, .light:
             return [sensorKind!]
+        case .proximity:
+            return [.proximity]
         case .deviceMotion:
             return (frame ?? .xArbitraryZVertical) == .xArbitraryZVertical
                 ? [.accelerometer, .gyroscope] : [.accelerometer, .gyroscope, .magnetometer]
@@ -63,8 +74,8 @@ public enum StreamName: String, Sendable, Hashable, Codable, CaseIterable, Custo
     /// reader) rather than as changes of state.
     public var isSampleStream: Bool {
         switch self {
-        case .accelerometer, .gyro, .magnetometer, .deviceMotion, .heading: return true
-        case .orientation, .tilt, .shake, .gesture, .availability, .calibration: return false
+        case .accelerometer, .gyro, .magnetometer, .deviceMotion, .heading, .light: return true
+        case .orientation, .tilt, .shake, .gesture, .proximity, .availability, .calibration: return false
         }
     }
 

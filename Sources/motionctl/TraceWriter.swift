@@ -19,8 +19,9 @@ import MotionCore
 struct TraceWriter {
     private var samples: [Sample] = []
 
-    /// Sensor kinds in column order.
-    private static let columnOrder: [SensorKind] = [.gyroscope, .accelerometer, .magnetometer]
+    /// Sensor kinds in column order, with their column prefixes (light and proximity are not
+    /// part of the trace format).
+    private static let columns: [(kind: SensorKind, prefix: String)] = [(.gyroscope, "gyr"), (.accelerometer, "acc"), (.magnetometer, "mag")]
 
     /// Adds a sample; samples of one sensor must come in time order, sensors may interleave.
     mutating func append(_ sample: Sample) {
@@ -35,7 +36,7 @@ struct TraceWriter {
     /// The trace: its CSV text and how many rows it has (none without samples).
     func csv() -> (text: String, rows: Int) {
         let present = Set(samples.map(\.kind))
-        let kinds = Self.columnOrder.filter(present.contains)
+        let kinds = Self.columns.map(\.kind).filter(present.contains)
         guard let start = samples.map(\.timestamp).min() else { return ("", 0) }
         // Sensors arrive as separate messages; a stable sort restores one time line.
         let ordered = samples.enumerated().sorted { ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset) }.map(\.element)
@@ -65,13 +66,9 @@ struct TraceWriter {
         return (text, rows.count)
     }
 
-    /// The column prefix of a sensor kind.
+    /// The column prefix of a motion sensor kind.
     private static func prefix(_ kind: SensorKind) -> String {
-        switch kind {
-        case .accelerometer: return "acc"
-        case .gyroscope: return "gyr"
-        case .magnetometer: return "mag"
-        }
+        columns.first { $0.kind == kind }?.prefix ?? kind.rawValue
     }
 
     /// Core Motion unit → trace unit.

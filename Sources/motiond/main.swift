@@ -9,7 +9,8 @@ import MotionDaemon
 import MotionIIO
 import MotionProtocol
 
-/// motiond: reads the motion sensors (accelerometer, gyroscope, magnetometer) of this machine
+/// motiond: reads the motion sensors (accelerometer, gyroscope, magnetometer) — and the light and
+/// proximity sensors beside them — of this machine
 /// through IIO, or a simulated IMU, or a recorded trace.
 struct Motiond: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -57,7 +58,7 @@ struct Motiond: ParsableCommand {
     @Option(help: "Seconds between samples while printing, 0.01–0.1 (clients choose their own).")
     var interval = 0.02
 
-    @Option(parsing: .upToNextOption, help: "Sensors to use: accelerometer gyroscope magnetometer (default: all).")
+    @Option(parsing: .upToNextOption, help: "Sensors to use: accelerometer gyroscope magnetometer light proximity (default: all).")
     var sensors: [SensorKind] = []
 
     @Flag(help: "Print every sample on standard output.")

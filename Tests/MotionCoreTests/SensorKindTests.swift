@@ -11,7 +11,13 @@ struct SensorKindTests {
         #expect(SensorKind.accelerometer.unit == "G")
         #expect(SensorKind.gyroscope.unit == "rad/s")
         #expect(SensorKind.magnetometer.unit == "µT")
-        #expect(SensorKind.allCases.count == 3)
+        #expect(SensorKind.light.iioChannelType == "illuminance")
+        #expect(SensorKind.proximity.iioChannelType == "proximity")
+        #expect(SensorKind.light.unit == "lx")
+        #expect(SensorKind.allCases.count == 5)
+        #expect(SensorKind.motion == [.accelerometer, .gyroscope, .magnetometer])
+        #expect(SensorKind.allCases.filter(\.isMotion) == SensorKind.motion)
+        #expect(SensorKind.allCases.map(\.axisCount) == [3, 3, 3, 1, 1])
         #expect(SensorKind.gyroscope.description == "gyroscope")
     }
 

@@ -16,7 +16,7 @@ struct PublisherTests {
 
     /// A device lying face up at rest (accelerometer (0, 0, −1) G, gyroscope zero, magnetometer
     /// (20, 0, −44) µT), each sensor at 100 Hz from `start`, with `extra` acceleration (G) added.
-    static func device(from start: Double = 0, seconds: Double, kinds: [SensorKind] = SensorKind.allCases,
+    static func device(from start: Double = 0, seconds: Double, kinds: [SensorKind] = SensorKind.motion,
                        extra: (Double) -> Vector3 = { _ in .zero }) -> [Sample] {
         (0..<Int((seconds * 100).rounded())).flatMap { i in
             let t = start + Double(i) / 100
@@ -25,6 +25,8 @@ struct PublisherTests {
                 case .accelerometer: Sample(kind: kind, timestamp: t, vector: Vector3(0, 0, -1) + extra(t))
                 case .gyroscope: Sample(kind: kind, timestamp: t, vector: .zero)
                 case .magnetometer: Sample(kind: kind, timestamp: t, vector: Vector3(20, 0, -44))
+                case .light: Sample(kind: kind, timestamp: t, vector: Vector3(320, 0, 0))
+                case .proximity: Sample(kind: kind, timestamp: t, vector: Vector3(0.1, 0, 0))
                 }
             }
         }
@@ -160,7 +162,7 @@ struct PublisherTests {
         #expect(needs.count == 5)
         #expect(needs.contains { $0.kinds == [.accelerometer] && $0.interval == 0.05 })
         #expect(needs.contains { $0.kinds == all && $0.interval == 0.02 })
-        #expect(needs.contains { $0.kinds == all && $0.interval == 0.1 })
+        #expect(needs.contains { $0.kinds == all && $0.interval == 1 })
         #expect(needs.contains { $0.kinds == [.accelerometer] && $0.interval == 0.02 })
         #expect(needs.contains { $0.kinds.isEmpty })
 

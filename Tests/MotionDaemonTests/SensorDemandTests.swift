@@ -10,7 +10,7 @@ import MotionProtocol
 @Suite("SensorDemand")
 struct SensorDemandTests {
     static let inertial: Set<SensorKind> = [.accelerometer, .gyroscope]
-    static let all = Set(SensorKind.allCases)
+    static let all = Set(SensorKind.motion)
 
     /// Each stream (and deviceMotion frame) with the sensors it needs.
     static let streamKinds: [(StreamName, AttitudeReferenceFrame?, Set<SensorKind>)] = [
@@ -57,6 +57,18 @@ struct SensorDemandTests {
         #expect(SensorDemand.request(needs, allowed: []).periods.isEmpty)
     }
 
+    @Test("light and proximity run at the slowest period, read at their most eager subscription's interval, at most 10 times a second; they do not keep the accelerometer from resting")
+    func scalarSensors() throws {
+        let needs: [(kinds: Set<SensorKind>, interval: Double)] = [([.light], 0.8), ([.light], 2), ([.proximity], 0.05), ([.accelerometer], 0.02)]
+        let request = SensorDemand.request(needs, allowed: Set(SensorKind.allCases))
+        #expect(request.periods == [.light: 0.1, .proximity: 0.1, .accelerometer: 0.02])
+        #expect(request.wakeIntervals == [.light: 0.8], "proximity at 0.05 s is read every period, 0.1 s")
+        #expect(request.wakeInterval(.proximity) == 0.1)
+        let resting = SensorDemand.resting(request, interval: 0.35)
+        #expect(resting.wakeIntervals == [.light: 0.8, .accelerometer: 0.35])
+        #expect(SensorDemand.request(needs, allowed: Set(SensorKind.motion)).periods == [.accelerometer: 0.02], "excluded by --sensors")
+    }
+
     @Test("no needs, or only needs of no sensor, request nothing")
     func nothingNeeded() {
         let none: [(kinds: Set<SensorKind>, interval: Double)] = []
@@ -65,10 +77,10 @@ struct SensorDemandTests {
         #expect(SensorDemand.request(nothing, allowed: Self.all) == .none)
     }
 
-    @Test("only orientation, tilt, shake and the status streams tolerate the rest rate; samples and gestures keep their rate")
+    @Test("only orientation, tilt, shake, the status streams and light and proximity (sensors of their own) tolerate the rest rate; samples and gestures keep their rate")
     func restTolerance() {
         let tolerant = Set(StreamName.allCases.filter(SensorDemand.toleratesRestRate))
-        #expect(tolerant == [.orientation, .tilt, .shake, .availability, .calibration])
+        #expect(tolerant == [.orientation, .tilt, .shake, .availability, .calibration, .light, .proximity])
     }
 
     @Test("at rest the accelerometer is delivered every rest interval, only when it is the only sensor read")

@@ -45,4 +45,19 @@ struct SensorProxyModelTests {
         _ = model.take([Self.available(.magnetometer, false)])
         #expect(!model.state.hasCompass && model.state.compassHeading == -1)
     }
+
+    @Test("light in lux and proximity near/far, each a reading of its sensor; present with its sensor, iio-sensor-proxy's defaults when gone")
+    func lightAndProximity() {
+        var model = SensorProxyModel()
+        #expect(!model.state.hasAmbientLight && !model.state.hasProximity)
+        _ = model.take([Self.available(.light), Self.available(.proximity)])
+        #expect(model.state.hasAmbientLight && model.state.hasProximity)
+        #expect(model.take([.sample(Sample(kind: .light, timestamp: 1, vector: Vector3(212.5, 0, 0)))]) == [.light])
+        #expect(model.state.lightLevel == 212.5 && model.state.lightLevelUnit == "lux")
+        #expect(model.take([.proximity(Proximity(near: true, level: 2, timestamp: 1))]) == [.proximity])
+        #expect(model.state.proximityNear)
+        _ = model.take([Self.available(.light, false), Self.available(.proximity, false)])
+        #expect(!model.state.hasAmbientLight && model.state.lightLevel == 0)
+        #expect(!model.state.hasProximity && !model.state.proximityNear)
+    }
 }

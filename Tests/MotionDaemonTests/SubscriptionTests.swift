@@ -53,10 +53,10 @@ struct SubscriptionTests {
         let heading = try Subscription(.init(stream: .heading, headingFilter: 0, headingOrientation: .landscapeRight), defaultDetectors: Self.defaults)
         #expect(heading.headingOrientation == .landscapeRight)
         #expect(heading.headingFilter.minimumChange == 0)
-        #expect(heading.kinds == Set(SensorKind.allCases))
+        #expect(heading.kinds == Set(SensorKind.motion))
         let motion = try Subscription(.init(stream: .deviceMotion, frame: .xTrueNorthZVertical), defaultDetectors: Self.defaults)
         #expect(motion.frame == .xTrueNorthZVertical)
-        #expect(motion.kinds == Set(SensorKind.allCases))
+        #expect(motion.kinds == Set(SensorKind.motion))
     }
 
     @Test("the daemon's own subscription takes every value at the sensor period")

@@ -27,7 +27,7 @@ struct ServerMessageTests {
         #expect(value(object, "sensors.magnetometer.mode") == nil)
         #expect(object["frames"] as? [String] == ["xArbitraryZVertical", "xMagneticNorthZVertical"])
         #expect(object["streams"] as? [String] == ["accelerometer", "gyro", "magnetometer", "deviceMotion", "heading",
-                                                   "orientation", "tilt", "shake", "gesture", "availability", "calibration"])
+                                                   "orientation", "tilt", "shake", "gesture", "light", "proximity", "availability", "calibration"])
         #expect(isNumber(value(object, "intervals.minimum"), Wire.minimumInterval))
         #expect(isNumber(value(object, "intervals.maximum"), Wire.maximumInterval))
         #expect(object["maximumLineLength"] as? Int == Wire.maximumLineLength)
@@ -119,6 +119,30 @@ struct ServerMessageTests {
         #expect(isNumber(value(object, "\(field).x"), 1.5))
         #expect(isNumber(value(object, "\(field).y"), -2))
         #expect(isNumber(value(object, "\(field).z"), 0.125))
+    }
+
+    @Test("light: lux as a number; proximity: near and the reading in near levels; both parsed back the same")
+    func lightAndProximity() throws {
+        let light = ServerMessage.sample(Sample(kind: .light, timestamp: 7.5, vector: Vector3(312.5, 0, 0)))
+        let lightObject = try #require(jsonObject(light.line))
+        #expect(Set(lightObject.keys) == ["type", "timestamp", "lux"])
+        #expect(lightObject["type"] as? String == "light")
+        #expect(isNumber(lightObject["lux"], 312.5))
+        #expect(try ServerMessage.parse(line: Array(light.line.utf8)) == light)
+        #expect(light.stream == .light)
+
+        let proximity = ServerMessage.proximity(Proximity(near: true, level: 1.25, timestamp: 8))
+        let object = try #require(jsonObject(proximity.line))
+        #expect(Set(object.keys) == ["type", "timestamp", "near", "level"])
+        #expect(object["type"] as? String == "proximity")
+        #expect(bool(object["near"]) == true)
+        #expect(isNumber(object["level"], 1.25))
+        #expect(isNumber(object["timestamp"], 8))
+        #expect(try ServerMessage.parse(line: Array(proximity.line.utf8)) == proximity)
+        #expect(proximity.stream == .proximity)
+        #expect(proximity.timestamp == 8)
+        #expect(proximity.text?.contains("near") == true)
+        #expect(light.text?.contains("312.5 lx") == true)
     }
 
     @Test("deviceMotion: quaternion w,x,y,z and Euler angles, rotation, gravity, user acceleration, field and accuracy, heading, frame")
