@@ -216,9 +216,11 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         }
         let reader: DeviceReader = buffered
             ?? PollingReader(device: device, sensors: sensors, period: period, interval: interval, output: output, logger: logger)
+        // A polled light or proximity sensor's long interval is its pace, not a rest rate.
+        let paced = buffered == nil && !sensors.contains(where: \.kind.isMotion)
         let pace = buffered.map { $0.batch > 1 ? ", \($0.batch) scans per wake-up" : "" }
-            ?? (interval > period ? " (at rest: every \(SysfsNumber.format(interval * 1000)) ms)" : "")
-        logger.info("reading \(what) from \(device), \(reader.mode), every \(SysfsNumber.format(period * 1000)) ms\(pace)",
+            ?? (interval > period && !paced ? " (at rest: every \(SysfsNumber.format(interval * 1000)) ms)" : "")
+        logger.info("reading \(what) from \(device), \(reader.mode), every \(SysfsNumber.format((paced ? interval : period) * 1000)) ms\(pace)",
                     metadata: Self.metadata(deviceID, sensors.map(\.kind)))
         readers[deviceID] = ActiveReader(sensors: sensors, period: period, interval: interval, deliver: deliver,
                                          reader: reader, identity: identity)

@@ -27,6 +27,9 @@ final class PollingReader: DeviceReader {
     private let state: Lock<State>
     private let thread: PeriodicThread
     private let rest: RestSleep
+    /// Whether a long interval is the accelerometer's rest rate, which may sleep on motion
+    /// events; a light or proximity sensor's long interval is just its pace.
+    private let restsOnEvents: Bool
 
     private struct State {
         /// One per sensor, so one failing sensor does not make another's recovery noisy.
@@ -47,7 +50,8 @@ final class PollingReader: DeviceReader {
         self.logger = logger
         thread = PeriodicThread(name: "poll.\(device.id)", period: max(interval ?? period, period))
         rest = RestSleep(device: device, logger: logger)
-        rest.setResting((interval ?? period) > period)
+        restsOnEvents = sensors.contains { $0.kind == .accelerometer }
+        rest.setResting(restsOnEvents && (interval ?? period) > period)
     }
 
     func start() {
@@ -61,7 +65,7 @@ final class PollingReader: DeviceReader {
     /// Reads every `interval` seconds from now on (never faster than the hardware period); a
     /// longer one than the period is the rest rate.
     func retime(read interval: Double, deliver _: Double) -> Bool {
-        rest.setResting(interval > period)
+        rest.setResting(restsOnEvents && interval > period)
         thread.setPeriod(max(interval, period))
         return true
     }

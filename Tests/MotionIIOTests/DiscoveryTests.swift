@@ -184,6 +184,50 @@ struct DiscoveryTests {
         #expect(output.stdout.contains("read mode    polling: no scan elements"))
     }
 
+    @Test("light and proximity: a HID light sensor's lux channel (buffered), a processed-only one, raw × scale beside a proximity sensor; near levels from sysfs, none or a bad udev one skipped with the reason")
+    func lightAndProximity() async throws {
+        let listing = try await Emulation.listing(fixture: "light-proximity.umockdev")
+        #expect(listing.selected == ["light": "iio:device0", "proximity": "iio:device2"])
+        let lights = listing.sensors.filter { $0.kind == .light }
+        #expect(lights.map(\.device) == ["iio:device0", "iio:device1", "iio:device2"])
+
+        let hid = lights[0]
+        #expect(hid.driver == "als")
+        #expect(hid.axes.map(\.channel) == ["in_illuminance"], "the lux channel before in_intensity_both")
+        #expect(hid.axes.map(\.valueAttribute) == ["raw"])
+        #expect(hid.axes.first?.scanType == "le:s32/32>>0")
+        #expect(hid.conversion.convert(raw: Vector3(1234, 0, 0)).x == 1234 * 0.1)
+        #expect(hid.readMode == .buffered && hid.trigger == "als-dev0")
+        #expect(hid.samplingFrequency?.attribute == "in_illuminance_sampling_frequency")
+
+        let processed = lights[1]
+        #expect(processed.driver == "opt3001")
+        #expect(processed.axes.map(\.valueAttribute) == ["input"])
+        #expect(processed.axes.first?.scaleAttribute == nil)
+        #expect(processed.conversion.convert(raw: Vector3(42.56, 0, 0)).x == 42.56)
+        #expect(processed.readMode == .polling)
+        #expect(processed.readModeReason.contains("in_illuminance_input"))
+
+        let combo = lights[2]
+        #expect(combo.driver == "vcnl4000" && combo.conversion.scale.x == 0.25 && combo.readMode == .polling)
+
+        let proximity = try #require(listing.sensors.first { $0.kind == .proximity })
+        #expect(proximity.device == "iio:device2")
+        #expect(proximity.nearLevel?.value == 220 && proximity.nearLevel?.source == "sysfs in_proximity_nearlevel")
+        #expect(proximity.conversion.convert(raw: Vector3(220, 0, 0)).x == 1, "readings in near levels")
+        #expect(proximity.mountMatrix.source.hasPrefix("none"))
+
+        #expect(listing.skipped.map(\.device) == ["iio:device3", "iio:device4"])
+        #expect(listing.skipped[0].kind == .proximity && listing.skipped[0].reason.contains("no near level"), "\(listing.skipped)")
+        #expect(listing.skipped[1].reason.contains("PROXIMITY_NEAR_LEVEL 'near' is not a positive number"))
+
+        let text = try await Emulation.motiond(fixture: "light-proximity.umockdev", ["--list-sensors"])
+        #expect(text.stdout.contains("light — iio:device0 als [used]"))
+        #expect(text.stdout.contains("value        in_illuminance_input (processed, lx)"))
+        #expect(text.stdout.contains("near level   220 from sysfs in_proximity_nearlevel"))
+        #expect(!text.stdout.contains("mount matrix"), "no mount matrix for scalar sensors")
+    }
+
     @Test("no IIO devices at all: a clear error, exit status 1")
     func noDevices() async throws {
         let dir = try Emulation.temporaryDirectory()

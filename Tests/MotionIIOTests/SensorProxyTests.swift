@@ -8,6 +8,10 @@ import Testing
 /// suite) — and iio-sensor-proxy itself on the same device and scenario, side by side.
 extension HotplugTests {
     static let desktopAccel = restAccelSyspath
+    /// `desk.umockdev`'s light (raw 200 × scale 0.5 = 100 lux) and proximity (raw 10, near
+    /// level 100 from udev) sensors.
+    static let deskLight = "/sys/devices/platform/test-als/iio:device1"
+    static let deskProximity = "/sys/devices/platform/test-prox/iio:device2"
     static let claimAction = "net.hadess.SensorProxy.claim-sensor"
     static let proxyObject = ["/net/hadess/SensorProxy", "net.hadess.SensorProxy"]
 
@@ -31,7 +35,9 @@ extension HotplugTests {
 
     /// The four screen orientations, in an order that never passes through an ambiguous pose
     /// between two attribute writes (the intermediate poses are diagonals, where both daemons
-    /// keep their orientation). Light and proximity are not served by motiond yet.
+    /// keep their orientation); then the light brightening, a hand coming near the proximity
+    /// sensor and going away (far from the near level both ways: the two daemons' hysteresis
+    /// differs just around it).
     static let scenario: [ScenarioStep] = [
         .init(changes: [(desktopAccel, "in_accel_x_raw", "256"), (desktopAccel, "in_accel_y_raw", "0")],
               line: "    Accelerometer orientation changed: left-up"),
@@ -41,6 +47,9 @@ extension HotplugTests {
               line: "    Accelerometer orientation changed: right-up"),
         .init(changes: [(desktopAccel, "in_accel_y_raw", "-256"), (desktopAccel, "in_accel_x_raw", "0")],
               line: "    Accelerometer orientation changed: normal"),
+        .init(changes: [(deskLight, "in_illuminance_raw", "500")], line: "    Light changed: 250.000000 (lux)"),
+        .init(changes: [(deskProximity, "in_proximity_raw", "150")], line: "    Proximity value changed: 1"),
+        .init(changes: [(deskProximity, "in_proximity_raw", "50")], line: "    Proximity value changed: 0"),
     ]
 
     /// What one daemon showed `monitor-sensor` in the scenario.
@@ -69,21 +78,21 @@ extension HotplugTests {
         return state
     }
 
-    /// Plays the scenario on `test-accel.umockdev` with `command` (under the testbed, its
-    /// system bus a private one) watched by `monitor-sensor`.
-    static func playScenario(_ command: [String]) async throws -> ScenarioRun {
+    /// Plays the scenario on `desk.umockdev` with `command` (under the testbed, its system bus
+    /// a private one, `locale` added to its environment) watched by `monitor-sensor`.
+    static func playScenario(_ command: [String], locale: [String: String] = [:]) async throws -> ScenarioRun {
         let testbed = Testbed()
-        try testbed.add(try Emulation.fixtureText("test-accel.umockdev"))
+        try testbed.add(try Emulation.fixtureText("desk.umockdev"))
         let bus = try await SystemBus()
         let polkit = try await bus.startPolkit(allowing: [claimAction])
         defer { polkit?.terminate() }
-        let daemon = try RunningProcess(command, environment: bus.environment(testbed.environment))
+        let daemon = try RunningProcess(command, environment: bus.environment(testbed.environment).merging(locale) { $1 })
         defer { daemon.terminate() }
         guard try await bus.waitForOwner("net.hadess.SensorProxy") else {
             throw TestFailure("\(command[0]) did not own net.hadess.SensorProxy: \(daemon.stderr.suffix(2000))")
         }
         let monitor = try MonitorSensor(bus: bus)
-        for has in ["=== Has accelerometer", "=== No ambient light sensor", "=== No proximity sensor"] {
+        for has in ["=== Has accelerometer", "=== Has ambient light sensor", "=== Has proximity sensor"] {
             guard await monitor.wait(for: has, timeout: 15) != nil else {
                 throw TestFailure("monitor-sensor never printed \(has): \(monitor.lines.map(\.text)); \(command[0]): \(daemon.stderr.suffix(2000))")
             }
@@ -113,15 +122,17 @@ extension HotplugTests {
          directory.appendingPathComponent("motiond.sock").path, "--log-level", "debug"] + extra
     }
 
-    @Test("monitor-sensor shows the same lines against motiond as against iio-sensor-proxy for the same device movements; latency side by side",
-          .enabled(if: hasDBusTools && iioSensorProxy != nil, "needs dbus-daemon, busctl, gdbus and iio-sensor-proxy (scripts/install-deps.sh test)"))
+    @Test("monitor-sensor shows the same lines against motiond (in a decimal-comma locale) as against iio-sensor-proxy for the same device movements and light and proximity changes; latency side by side",
+          .enabled(if: hasDBusTools && iioSensorProxy != nil, "needs dbus-daemon, busctl, gdbus and iio-sensor-proxy (scripts/install-deps.sh test)"),
+          .enabled(if: DecimalCommaLocale.environment != nil, "needs the de_DE locale source (Debian's locales package) for the LC_NUMERIC check"))
     func sameLinesAsIIOSensorProxy() async throws {
         let directory = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let ours = try await Self.playScenario(Self.motiondSensorProxy(directory))
+        // A German desktop: scales like 0.5 in sysfs must not be read as 0 or 5.
+        let ours = try await Self.playScenario(Self.motiondSensorProxy(directory), locale: try #require(DecimalCommaLocale.environment))
         let theirs = try await Self.playScenario([try #require(Self.iioSensorProxy), "-v"])
 
-        #expect(ours.initial == ["orientation": "normal"], "\(ours.initial)")
+        #expect(ours.initial == ["orientation": "normal", "light": "100.000000", "near": "0"], "\(ours.initial)")
         #expect(ours.initial == theirs.initial)
         #expect(ours.lines == theirs.lines, "motiond: \(ours.lines)\niio-sensor-proxy: \(theirs.lines)")
         #expect(ours.lines == Self.scenario.map(\.line), "exactly one line per step: no repeats, no storm")
@@ -130,8 +141,11 @@ extension HotplugTests {
             let sorted = latencies.sorted()
             return "median \(Int(sorted[sorted.count / 2] * 1000)) ms, max \(Int(sorted.last! * 1000)) ms"
         }
-        print("D-Bus step latency (device change → monitor-sensor line), \(Self.scenario.count) steps: "
-              + "motiond \(summary(ours.latencies)); iio-sensor-proxy \(summary(theirs.latencies))")
+        let turns = 4
+        print("D-Bus step latency (device change → monitor-sensor line), \(turns) orientation steps: "
+              + "motiond \(summary(Array(ours.latencies.prefix(turns)))); iio-sensor-proxy \(summary(Array(theirs.latencies.prefix(turns))))")
+        print("D-Bus light and proximity steps (ms): motiond \(ours.latencies.dropFirst(turns).map { Int($0 * 1000) }); "
+              + "iio-sensor-proxy \(theirs.latencies.dropFirst(turns).map { Int($0 * 1000) })")
     }
 }
 

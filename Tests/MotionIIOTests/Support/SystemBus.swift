@@ -111,14 +111,15 @@ final class SystemBus: Sendable {
 
 /// Debian's `monitor-sensor` (iio-sensor-proxy's client) on a bus, its lines time-stamped on
 /// arrival (CLOCK_REALTIME seconds) by a line-buffered reader, so step latencies can be read
-/// off them.
+/// off them. It runs in the C locale: its `%lf` light levels read `100.000000` whatever the
+/// daemon's locale.
 final class MonitorSensor: Sendable {
     private let process: RunningProcess
 
     init(bus: SystemBus) throws {
         let stamp = #"import sys, time\nfor line in sys.stdin: print(f"{time.time():.6f} {line}", end="", flush=True)"#
         process = try RunningProcess(["sh", "-c", "stdbuf -oL monitor-sensor | /usr/bin/python3 -u -c \"$(printf '\(stamp)')\""],
-                                     environment: bus.environment())
+                                     environment: bus.environment().merging(["LC_ALL": "C"]) { $1 })
     }
 
     deinit { process.terminate() }
