@@ -1,0 +1,118 @@
+import Foundation
+import MotionProtocol
+import Testing
+
+/// Light and proximity served on the socket from emulated sensors: `desk.umockdev` (a polled
+/// light sensor, raw 200 × 0.5 = 100 lux, and a proximity sensor, raw 10 with udev's near level
+/// 100) on a live testbed (hence the serialized hot-plug suite), and a HID light sensor's
+/// buffer fed by a umockdev script.
+extension HotplugTests {
+    /// A sensor's state in a status reply.
+    static func sensorState(_ client: SocketClient, _ kind: String, id: Int) async throws -> [String: Any] {
+        try await client.send(.status(id: id))
+        let status = try #require(try await client.reply(id, timeout: 10)?["status"] as? [String: Any])
+        return try #require((status["sensors"] as? [String: Any])?[kind] as? [String: Any])
+    }
+
+    @Test("light in lux at the subscription's pace, proximity near/far on change with ±10 % hysteresis, pullable; read only while subscribed; unplugged: unavailable")
+    func lightAndProximityStreams() async throws {
+        let testbed = Testbed()
+        try testbed.add(try Emulation.fixtureText("desk.umockdev"))
+        let daemon = try ServedDaemon(["--source", "local:", "--no-config"], environment: testbed.environment)
+        defer { _ = daemon.stop() }
+        let client = try await daemon.connect()
+        let asker = try await daemon.connect()
+        #expect(try await Self.sensorState(asker, "light", id: 1)["available"] as? Bool == true)
+        #expect(try await Self.sensorState(asker, "light", id: 2)["period"] == nil, "nobody asks: not read")
+
+        try await client.send(.subscribe(.init(id: 10, stream: .light, interval: 0.3)))
+        #expect(try await client.reply(10)?["ok"] as? Bool == true)
+        let first = try #require(try await client.next(type: "light", timeout: 5))
+        #expect(first["lux"] as? Double == 100)
+        #expect(try await Self.sensorState(asker, "light", id: 3)["period"] as? Double == 0.3, "read every 0.3 s, its subscription's interval")
+
+        try await client.send(.subscribe(.init(id: 11, stream: .proximity)))
+        #expect(try await client.reply(11)?["ok"] as? Bool == true)
+        let far = try #require(try await client.next(type: "proximity", timeout: 5))
+        #expect(far["near"] as? Bool == false)
+        #expect(far["level"] as? Double == 0.1)
+
+        testbed.setAttribute(HotplugTests.deskLight, "in_illuminance_raw", "500\n")
+        var lux: Double?
+        for _ in 0..<10 {
+            lux = try await client.next(type: "light", timeout: 5)?["lux"] as? Double
+            if lux == 250 { break }
+        }
+        #expect(lux == 250)
+
+        // Above the near level by less than 10 %: still far; by more: near; back under it but
+        // above 90 %: still near; below: far.
+        for (raw, near) in [(105, false), (120, true), (95, true), (80, false)] {
+            testbed.setAttribute(HotplugTests.deskProximity, "in_proximity_raw", "\(raw)\n")
+            try await Task.sleep(for: .milliseconds(400))
+            try await asker.send(.get(id: 100 + raw, stream: .proximity, frame: nil, orientation: nil))
+            let value = try #require(try await asker.reply(100 + raw)?["sample"] as? [String: Any])
+            #expect(value["near"] as? Bool == near, "raw \(raw): \(value)")
+        }
+        // The subscriber got each change once, and nothing else of proximity.
+        let changes = try await client.collect(for: 0.3).filter { $0["type"] as? String == "proximity" }.map { $0["near"] as? Bool }
+        #expect(changes == [true, false], "only the changes, once each")
+
+        try await client.send(.unsubscribe(id: 12, stream: .light))
+        try await client.send(.unsubscribe(id: 13, stream: .proximity))
+        #expect(try await client.reply(13)?["ok"] as? Bool == true)
+        #expect(try await Self.sensorState(asker, "proximity", id: 4)["period"] == nil, "unsubscribed: no longer read")
+
+        if Testbed.canSendUevents {
+            try await client.send(.subscribe(.init(id: 14, stream: .availability)))
+            testbed.remove(HotplugTests.deskLight)
+            testbed.uevent(HotplugTests.deskLight, "remove")
+            var gone = false
+            for _ in 0..<20 {
+                guard let message = try await client.next(type: "availability", timeout: 5) else { break }
+                if message["sensor"] as? String == "light", message["available"] as? Bool == false { gone = true; break }
+            }
+            #expect(gone, "the light sensor's removal is reported")
+        }
+    }
+}
+
+@Suite("Light on a HID sensor hub's buffer")
+struct LightBufferTests {
+    @Test("HID als: the lux channel from the buffer, scale applied, kernel timestamps")
+    func hidLightBuffer() async throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Only in_illuminance (le:s32/32) and the timestamp are enabled: 4 bytes, 4 of padding,
+        // the 8-byte timestamp.
+        let raws: [Int32] = [1234, 1300, 1400, 5000, 20]
+        var script = ScanScript()
+        for (i, raw) in raws.enumerated() {
+            let scan = ScanScript.littleEndian(UInt32(bitPattern: raw)) + [0, 0, 0, 0] + ScanScript.littleEndian(Int64(7_000_000_000 + i * 100_000_000))
+            script.read(scan, delay: 10)
+        }
+        let url = dir.appendingPathComponent("als.script")
+        try script.write(to: url)
+        let fixture = Emulation.fixture("light-proximity.umockdev")
+        let daemon = try ServedDaemon(["--source", "local:", "--no-config"],
+                                      prefix: ["umockdev-run", "-d", fixture, "-s", "/dev/iio:device0=\(url.path)", "--"])
+        defer { _ = daemon.stop() }
+        let client = try await daemon.connect()
+        try await client.send(.subscribe(.init(id: 1, stream: .light, interval: 0.1)))
+        #expect(try await client.reply(1)?["ok"] as? Bool == true)
+        var values: [(Double, Double)] = []
+        while values.count < raws.count, let message = try await client.next(type: "light", timeout: 5) {
+            values.append((try #require(message["timestamp"] as? Double), try #require(message["lux"] as? Double)))
+        }
+        #expect(values.map(\.1) == raws.map { Double($0) * 0.1 })
+        #expect(values.map(\.0) == raws.indices.map { 7 + Double($0) / 10 })
+        let state = try await Self.light(client)
+        #expect(state["mode"] as? String == "buffered", "\(state)")
+    }
+
+    static func light(_ client: SocketClient) async throws -> [String: Any] {
+        try await client.send(.status(id: 2))
+        let status = try #require(try await client.reply(2)?["status"] as? [String: Any])
+        return try #require((status["sensors"] as? [String: Any])?["light"] as? [String: Any])
+    }
+}
