@@ -58,7 +58,7 @@ extension MotionManager {
     }
 
     /// Hands values to sequences in order, off the manager's queue.
-    private static let sequenceQueue: OperationQueue = {
+    static let sequenceQueue: OperationQueue = {
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         return queue

@@ -70,14 +70,14 @@ extension MotionManager {
         }
     }
 
-    /// A consumer of `stream` that lasts until the observation is cancelled; an orientation
-    /// observer gets the current orientation at once when it is known.
-    private func observe(_ stream: StreamName, _ deliver: @escaping (Result<ServerMessage, MotionClientError>) -> Void) -> MotionObservation {
+    /// A consumer of `stream` (every `interval` seconds, for a sample stream) that lasts until
+    /// the observation is cancelled; an observer of a state (orientation, tilt, proximity,
+    /// calibration) gets the current one at once when it is known — the daemon sends it only
+    /// to the stream's first consumer here, with the subscription.
+    func observe(_ stream: StreamName, interval: Double? = nil, _ deliver: @escaping (Result<ServerMessage, MotionClientError>) -> Void) -> MotionObservation {
         let id = sync {
-            let id = addConsumer(stream, interval: nil, deliver: deliver)
-            if stream == .orientation, currentOrientation != .unknown {
-                deliver(.success(.event(.orientation(currentOrientation, timestamp: 0))))
-            }
+            let id = addConsumer(stream, interval: interval, deliver: deliver)
+            if let state = currentState(of: stream) { deliver(.success(state)) }
             return id
         }
         return MotionObservation { [weak self] in self?.removeConsumerLater(stream, id: id) }

@@ -101,6 +101,10 @@ public final class MotionManager: @unchecked Sendable {
     public var isMagnetometerAvailable: Bool { isAvailable(.magnetometer) }
     /// Device motion needs the accelerometer and the gyroscope (the arbitrary frames).
     public var isDeviceMotionAvailable: Bool { isAvailable(.deviceMotion) }
+    /// An ambient light sensor (``observeLight(interval:on:_:)``).
+    public var isLightAvailable: Bool { isAvailable(.light) }
+    /// A proximity sensor with a known near level (``observeProximity(on:_:)``).
+    public var isProximityAvailable: Bool { isAvailable(.proximity) }
 
     /// The reference frames motiond can serve now (empty while it is unreachable), like
     /// `CMMotionManager.availableAttitudeReferenceFrames()`.
@@ -374,8 +378,33 @@ public final class MotionManager: @unchecked Sendable {
             deliver(message, on: .orientation, timestamp: nil)
         default:
             guard let stream = message.stream else { return }
+            // A state repeated (a reconnection sends the current one again) is no change.
+            if !stream.isSampleStream, let previous = latest[stream], Self.sameState(message, previous) { return }
             if stream.isPullable { latest[stream] = message }
             deliver(message, on: stream, timestamp: stream.isSampleStream ? message.timestamp : nil)
+        }
+    }
+
+    /// The current state of a state stream, when known (on `queue`).
+    func currentState(of stream: StreamName) -> ServerMessage? {
+        switch stream {
+        case .orientation:
+            return currentOrientation == .unknown ? nil : .event(.orientation(currentOrientation, timestamp: 0))
+        case .tilt, .proximity, .calibration:
+            return latest[stream]
+        default:
+            return nil
+        }
+    }
+
+    /// Whether two messages of a state stream carry the same state (their times aside).
+    private static func sameState(_ message: ServerMessage, _ previous: ServerMessage) -> Bool {
+        switch (message, previous) {
+        case (.event(.tilt(let tilt, _)), .event(.tilt(let before, _))): return tilt == before
+        case (.proximity(let proximity), .proximity(let before)): return proximity.near == before.near
+        case (.calibration(let accuracy, let needed), .calibration(let before, let neededBefore)):
+            return accuracy == before && needed == neededBefore
+        default: return false
         }
     }
 

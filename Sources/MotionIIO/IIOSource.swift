@@ -32,6 +32,9 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
     private var reported = Set<String>()
     /// Devices lost and not seen again through udev: later losses of them are logged at debug.
     private var lostDevices = Set<String>()
+    /// Devices udev reported removed and not added since: a rescan does not offer them even
+    /// while their sysfs directory still lists (udev's word is the later one).
+    private var removedDevices = Set<String>()
     private var running = false
 
     private static let minimumRetryDelay = 1.0
@@ -168,6 +171,7 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
                 keep[deviceID] = found?.sensors.filter { $0.device == deviceID } ?? active.sensors
             }
             found = discovery.discover(context, keeping: keep)
+            found?.sensors.removeAll { removedDevices.contains($0.device) }
         } catch {
             context = nil
             found = nil
@@ -262,12 +266,18 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         lostDevices.remove(event.sysname)
         switch event.action {
         case "remove":
+            removedDevices.insert(event.sysname)
             if readers[event.sysname] != nil {
                 lost(event.sysname, nil)
             } else {
+                // An idle sensor offered from it says why it went (another may stand in).
+                for sensor in found?.sensors ?? [] where sensor.device == event.sysname && found?.primary(sensor.kind) == sensor {
+                    setAvailability(sensor.kind, SensorAvailability(isAvailable: false, reason: "\(event.sysname) was removed (udev)"))
+                }
                 reconcile(rediscover: true)
             }
         case "add":
+            removedDevices.remove(event.sysname)
             retryDelay = Self.minimumRetryDelay
             reconcile(rediscover: true)
         default:

@@ -1,5 +1,8 @@
 import Foundation
+import MotionClient
+import MotionCore
 import MotionProtocol
+import MotionSync
 import Testing
 
 /// Light and proximity served on the socket from emulated sensors: `desk.umockdev` (a polled
@@ -65,15 +68,94 @@ extension HotplugTests {
 
         if Testbed.canSendUevents {
             try await client.send(.subscribe(.init(id: 14, stream: .availability)))
-            testbed.remove(HotplugTests.deskLight)
+            // The uevent first (umockdev sends none for a device already gone): the rescan it
+            // causes may still list the device, but udev's word stands.
             testbed.uevent(HotplugTests.deskLight, "remove")
+            testbed.remove(HotplugTests.deskLight)
             var gone = false
             for _ in 0..<20 {
                 guard let message = try await client.next(type: "availability", timeout: 5) else { break }
-                if message["sensor"] as? String == "light", message["available"] as? Bool == false { gone = true; break }
+                if message["sensor"] as? String == "light", message["available"] as? Bool == false {
+                    #expect(message["reason"] as? String == "iio:device1 was removed (udev)")
+                    gone = true
+                    break
+                }
             }
-            #expect(gone, "the light sensor's removal is reported")
+            #expect(gone, "the light sensor's removal is reported: \(daemon.process.stderr.suffix(3000))")
         }
+    }
+}
+
+extension HotplugTests {
+    @Test("MotionClient: light and proximity available; observed light in lux, proximity and tilt changes, and their sequences",
+          .timeLimit(.minutes(1)))
+    func motionClientSurroundings() async throws {
+        let testbed = Testbed()
+        try testbed.add(try Emulation.fixtureText("desk.umockdev"))
+        let daemon = try ServedDaemon(["--source", "local:", "--no-config"], environment: testbed.environment)
+        defer { _ = daemon.stop() }
+        _ = try await daemon.connect()
+        let manager = MotionManager(socketPath: daemon.socket)
+        #expect(manager.isLightAvailable && manager.isProximityAvailable && manager.isAccelerometerAvailable && !manager.isGyroAvailable)
+
+        let queue = MotionClientTests.queue("surroundings")
+        let light = MotionClientTests.Recorder<Double>(), near = MotionClientTests.Recorder<Bool>()
+        let tilt = MotionClientTests.Recorder<DeviceTilt>()
+        let observations = [
+            manager.observeLight(interval: 0.2, on: queue) { lux, _ in light.add(lux, nil, expected: queue) },
+            manager.observeProximity(on: queue) { near.add($0.near, nil, expected: queue) },
+            manager.observeTilt(on: queue) { tilt.add($0, nil, expected: queue) },
+        ]
+        defer { observations.forEach { $0.cancel() } }
+        #expect(await MotionClientTests.poll(timeout: 5) { light.values.first == 100 && near.values == [false] && tilt.values == [.vertical] },
+                "\(light.values) \(near.values) \(tilt.values)")
+
+        testbed.setAttribute(HotplugTests.deskLight, "in_illuminance_raw", "40\n")
+        testbed.setAttribute(HotplugTests.deskProximity, "in_proximity_raw", "500\n")
+        // Lying face up: z carries gravity.
+        testbed.setAttribute(HotplugTests.desktopAccel, "in_accel_y_raw", "0\n")
+        testbed.setAttribute(HotplugTests.desktopAccel, "in_accel_z_raw", "-256\n")
+        #expect(await MotionClientTests.poll(timeout: 5) { light.values.last == 20 && near.values == [false, true] && tilt.values.last == .faceUp },
+                "\(light.values) \(near.values) \(tilt.values)")
+        #expect(light.offQueue == 0 && near.offQueue == 0 && tilt.offQueue == 0)
+
+        var states: [Bool] = []
+        for await state in manager.proximityStates() {
+            states.append(state.near)
+            break
+        }
+        #expect(states == [true], "the sequence starts with the current state")
+        var levels: [Double] = []
+        for await lux in manager.lightLevels(interval: 0.1) {
+            levels.append(lux)
+            if levels.count == 2 { break }
+        }
+        #expect(levels == [20, 20])
+        for await now in manager.tilts() {
+            #expect(now == .faceUp)
+            break
+        }
+    }
+}
+
+extension HotplugTests {
+    @Test("the Python example's --surroundings: tilt, light in lux and proximity from the sensors, for --duration seconds",
+          .enabled(if: PythonExampleTests.python != nil, "python3 not installed"))
+    func pythonSurroundings() async throws {
+        let python = try #require(PythonExampleTests.python)
+        let testbed = Testbed()
+        try testbed.add(try Emulation.fixtureText("desk.umockdev"))
+        let daemon = try ServedDaemon(["--source", "local:", "--no-config"], environment: testbed.environment)
+        defer { _ = daemon.stop() }
+        _ = try await daemon.connect()
+        let text = try await Emulation.run([python, PythonExampleTests.script, daemon.socket, "--surroundings", "--light-interval", "0.2", "--duration", "1.5"])
+        #expect(text.status == 0, "\(text.stderr)")
+        let lines = text.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.contains("sensors accelerometer, light, proximity;") == true, "\(text.stdout)")
+        #expect(lines.contains { $0.hasSuffix("  tilt vertical") }, "\(text.stdout)")
+        #expect(lines.filter { $0.hasSuffix("  light 100.0 lux") }.count >= 2, "every 0.2 s: \(text.stdout)")
+        #expect(lines.contains { $0.hasSuffix("  proximity far (0.10 × near level)") }, "\(text.stdout)")
+        #expect(!lines.contains { $0.hasPrefix("# no ") }, "\(text.stdout)")
     }
 }
 

@@ -52,6 +52,15 @@ struct PythonExampleTests {
         let batchedTimes = batched.jsonLines.filter { $0["type"] as? String == "deviceMotion" }.compactMap { $0["timestamp"] as? Double }
         #expect(batchedTimes.count == 30 && zip(batchedTimes, batchedTimes.dropFirst()).allSatisfy { $1 - $0 > 0.005 && $1 - $0 < 0.015 },
                 "\(batchedTimes)")
+
+        // --surroundings on a machine without light or proximity sensors: said once each, the
+        // tilt of a device lying face up; --duration ends it.
+        let surroundings = try await Emulation.run([python, Self.script, daemon.socket, "--surroundings", "--duration", "1"])
+        #expect(surroundings.status == 0, "\(surroundings.stderr)")
+        let said = surroundings.stdout.split(separator: "\n")
+        #expect(said.filter { $0 == "# no light sensor now: its values start if one appears" }.count == 1, "\(surroundings.stdout)")
+        #expect(said.filter { $0 == "# no proximity sensor now: its values start if one appears" }.count == 1, "\(surroundings.stdout)")
+        #expect(said.contains { $0.hasSuffix("  tilt faceUp") } && said.contains { $0.contains("attitude roll=") }, "\(surroundings.stdout)")
     }
 
     @Test("errors: 69 without a daemon, 1 with the daemon's reason for a refused subscription",

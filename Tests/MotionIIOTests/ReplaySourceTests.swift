@@ -36,9 +36,10 @@ private final class ReplayEventLog: Sendable {
         events.compactMap { if case .availability(let k, let a) = $0 { return (k, a) } else { return nil } }
     }
 
-    /// True once every requested kind has been reported unavailable (the replay finished).
+    /// True once every requested kind has been reported finished (kinds the trace has no
+    /// columns for are reported unavailable from the start, and never finish).
     func finished(_ kinds: Set<SensorKind>) -> Bool {
-        Set(availabilities.filter { !$0.value.isAvailable }.map(\.kind)) == kinds
+        kinds.isSubset(of: availabilities.filter { !$0.value.isAvailable && $0.value.reason.hasSuffix(" finished") }.map(\.kind))
     }
 }
 
@@ -143,8 +144,8 @@ struct ReplaySourceTests {
         let log = try await Self.play(source, [.accelerometer, .gyroscope, .magnetometer])
         let events = log.events
 
-        // 3 available + 50 × 3 samples + 3 finished = 156 events.
-        #expect(events.count == 156)
+        // 3 available + light and proximity absent + 50 × 3 samples + 3 finished = 158 events.
+        #expect(events.count == 158)
         let available = events.prefix(3).compactMap { e -> SensorKind? in
             if case .availability(let k, let a) = e, a.isAvailable { return k } else { return nil }
         }
@@ -191,6 +192,8 @@ struct ReplaySourceTests {
             "accelerometer true replaying replay:\(path)",
             "gyroscope true in replay:\(path), not requested",
             "magnetometer true in replay:\(path), not requested",
+            "light false replay:\(path) has no light columns",
+            "proximity false replay:\(path) has no proximity columns",
             "accelerometer false replay of replay:\(path) finished",
             "gyroscope false replay of replay:\(path) finished",
             "magnetometer false replay of replay:\(path) finished",
@@ -323,8 +326,8 @@ struct ReplaySourceTests {
         let all = endings.all
         #expect(all.count == 1)
         let ending = try #require(all.first)
-        // 3 available + 50 × 2 samples + 3 finished.
-        #expect(ending.eventsBefore == 106 && log.events.count == 106)
+        // 3 available + light and proximity absent + 50 × 2 samples + 3 finished.
+        #expect(ending.eventsBefore == 108 && log.events.count == 108)
         #expect(ending.summary.rows == 50)
         #expect(ending.summary.description == "the replay of replay:\(path) ended (end of the trace): 50 rows replayed")
     }

@@ -10,12 +10,18 @@ and yaw, converted from radians to degrees) as it arrives:
     python3 motion_client.py /tmp/motiond.sock --count 5
     python3 motion_client.py --json --interval 0.05   # the messages as the daemon sends them
     python3 motion_client.py --latency 1              # device motion in batches, once a second
+    python3 motion_client.py --surroundings           # also tilt, ambient light and proximity
 
 ``--latency`` goes beyond Core Motion (Android's maximum report latency): motiond holds the
 device-motion values for up to that many seconds and sends them together, so the client wakes
 once per batch; every value still arrives, in order, with its own timestamp.
 
-Exit status, as motionctl's: 0 done (--count reached), 1 the daemon rejected a request,
+``--surroundings`` adds what a desktop uses beside the orientation (iio-sensor-proxy's
+``AccelerometerTilt``, ``LightLevel`` and ``ProximityNear``): the ``tilt`` changes, the ambient
+light in lux every ``--light-interval`` seconds and the proximity sensor's near/far changes.
+A machine without such a sensor says so once; its values start if one appears.
+
+Exit status, as motionctl's: 0 done (--count reached, --duration over), 1 the daemon rejected a request,
 69 the daemon cannot be reached or closed the connection (goodbye), 76 it speaks another
 protocol version, 77 its access policy refuses this user or a stream. Python 3.8+, standard
 library only.
@@ -29,6 +35,7 @@ import math
 import os
 import socket
 import sys
+import time
 from typing import Any, Dict, Iterator, NoReturn, Optional
 
 #: Where motiond listens unless told otherwise (``Wire.defaultSocketPath``).
@@ -70,6 +77,8 @@ class MotionClient:
             raise ClientError(f"cannot reach motiond at {path}: {error.strerror or error} (is it running?)", EXIT_UNAVAILABLE)
         self._reader = self._socket.makefile("rb")
         self._next_id = 1
+        #: ``time.monotonic()`` at which ``messages()`` ends (None: never).
+        self.deadline: Optional[float] = None
         self.hello = self._read_hello()
 
     def close(self) -> None:
@@ -99,9 +108,18 @@ class MotionClient:
         return request_id
 
     def messages(self) -> Iterator[Message]:
-        """The daemon's messages, one per line, until it closes the connection."""
+        """The daemon's messages, one per line, until it closes the connection (an error) or
+        the deadline passes (the end)."""
         while True:
-            line = self._reader.readline(MAXIMUM_LINE_LENGTH)
+            if self.deadline is not None:
+                remaining = self.deadline - time.monotonic()
+                if remaining <= 0:
+                    return
+                self._socket.settimeout(remaining)
+            try:
+                line = self._reader.readline(MAXIMUM_LINE_LENGTH)
+            except socket.timeout:
+                return
             if not line:
                 raise ClientError("motiond closed the connection", EXIT_UNAVAILABLE)
             if not line.endswith(b"\n"):
@@ -146,10 +164,36 @@ def describe_access(hello: Message) -> str:
     return f"{access.get('tier')} ({what}{cap})"
 
 
-def run(path: str, interval: float, frame: str, count: Optional[int], as_json: bool, latency: float = 0) -> None:
-    """Subscribes and prints until ``count`` device-motion lines (or forever); ``latency`` above 0
-    asks for the device-motion values in batches (``"latency"`` of ``subscribe``)."""
+#: What ``--surroundings`` adds: the stream and the sensor it needs (None: the accelerometer).
+SURROUNDINGS = {"tilt": None, "light": "light", "proximity": "proximity"}
+
+
+def describe(message: Message) -> str:
+    """One printed line for a pushed value."""
+    kind = message["type"]
+    if kind == "orientation":
+        what = f"orientation {message['orientation']}"
+    elif kind == "tilt":
+        what = f"tilt {message['tilt']}"
+    elif kind == "light":
+        what = f"light {message['lux']:.1f} lux"
+    elif kind == "proximity":
+        what = f"proximity {'near' if message['near'] else 'far'} ({message['level']:.2f} × near level)"
+    else:
+        attitude = message["attitude"]
+        what = f"attitude roll={degrees(attitude['roll'])} pitch={degrees(attitude['pitch'])} yaw={degrees(attitude['yaw'])}"
+    return f"{message['timestamp']:14.6f}  {what}"
+
+
+def run(path: str, interval: float, frame: str, count: Optional[int], as_json: bool, latency: float = 0,
+        surroundings: bool = False, light_interval: float = 1, duration: Optional[float] = None) -> None:
+    """Subscribes and prints until ``count`` device-motion lines or ``duration`` seconds (or
+    forever); ``latency`` above 0 asks for the device-motion values in batches (``"latency"``
+    of ``subscribe``); ``surroundings`` adds tilt, light (every ``light_interval`` seconds) and
+    proximity."""
     client = MotionClient(path)
+    if duration is not None:
+        client.deadline = time.monotonic() + duration
     try:
         if not as_json:
             sensors = ", ".join(name for name, state in client.hello.get("sensors", {}).items() if state.get("available"))
@@ -160,6 +204,11 @@ def run(path: str, interval: float, frame: str, count: Optional[int], as_json: b
             client.request("subscribe", stream="orientation"): "orientation",
             client.request("subscribe", stream="deviceMotion", **motion): "deviceMotion",
         }
+        if surroundings:
+            for stream in SURROUNDINGS:
+                fields = {"interval": light_interval} if stream == "light" else {}
+                pending[client.request("subscribe", stream=stream, **fields)] = stream
+        shown = {"orientation", "deviceMotion", *(SURROUNDINGS if surroundings else ())}
         printed = 0
         for message in client.messages():
             kind = message.get("type")
@@ -167,21 +216,16 @@ def run(path: str, interval: float, frame: str, count: Optional[int], as_json: b
                 stream = pending.pop(message.get("id"), None)
                 if stream is not None:
                     client.check_reply(message, f"subscribe {stream}")
+                    if SURROUNDINGS.get(stream) and not message.get("available", True) and not as_json:
+                        print(f"# no {SURROUNDINGS[stream]} sensor now: its values start if one appears", flush=True)
                 elif not message.get("ok", True):
                     raise MotionClient.rejection(message, "request")
                 continue
             if kind == "goodbye":
                 raise ClientError(f"motiond said goodbye: {message.get('reason')}", EXIT_UNAVAILABLE)
-            if kind not in ("orientation", "deviceMotion"):
+            if kind not in shown:
                 continue  # availability, dropped, and types newer daemons add
-            if as_json:
-                print(json.dumps(message, separators=(",", ":")), flush=True)
-            elif kind == "orientation":
-                print(f"{message['timestamp']:14.6f}  orientation {message['orientation']}", flush=True)
-            else:
-                attitude = message["attitude"]
-                print(f"{message['timestamp']:14.6f}  attitude roll={degrees(attitude['roll'])} "
-                      f"pitch={degrees(attitude['pitch'])} yaw={degrees(attitude['yaw'])}", flush=True)
+            print(json.dumps(message, separators=(",", ":")) if as_json else describe(message), flush=True)
             if kind == "deviceMotion":
                 printed += 1
                 if count is not None and printed >= count:
@@ -206,15 +250,25 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0,
                         help="seconds device-motion values may wait to be sent together in batches "
                              "(beyond Core Motion: Android's max report latency; default 0: each at once, at most 10)")
+    parser.add_argument("--surroundings", action="store_true",
+                        help="also print tilt changes, the ambient light and proximity changes")
+    parser.add_argument("--light-interval", type=float, default=1,
+                        help="seconds between ambient light values with --surroundings (default 1, at least 0.1)")
     parser.add_argument("--count", type=int, help="stop after this many device-motion values")
+    parser.add_argument("--duration", type=float, help="stop after this many seconds")
     parser.add_argument("--json", action="store_true", help="print the messages as JSON lines, as the daemon sends them")
     arguments = parser.parse_args()
     if arguments.count is not None and arguments.count < 1:
         parser.error("--count must be at least 1")
+    if arguments.duration is not None and not arguments.duration > 0:
+        parser.error("--duration must be above 0 seconds")
     if not 0 <= arguments.latency <= 10:
         parser.error("--latency must be between 0 and 10 seconds")
+    if not 0.1 <= arguments.light_interval <= 3600:
+        parser.error("--light-interval must be between 0.1 and 3600 seconds")
     try:
-        run(arguments.socket, arguments.interval, arguments.frame, arguments.count, arguments.json, arguments.latency)
+        run(arguments.socket, arguments.interval, arguments.frame, arguments.count, arguments.json, arguments.latency,
+            arguments.surroundings, arguments.light_interval, arguments.duration)
     except ClientError as error:
         fail(str(error), error.status)
     except KeyboardInterrupt:
