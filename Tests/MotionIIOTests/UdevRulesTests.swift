@@ -24,6 +24,7 @@ struct UdevRulesTests {
     /// close), in the rules' order: what the RUN command makes group-writable, where present.
     static let writtenAttributes = [
         "sampling_frequency", "in_accel_sampling_frequency", "in_anglvel_sampling_frequency", "in_magn_sampling_frequency",
+        "in_illuminance_sampling_frequency", "in_intensity_sampling_frequency", "in_proximity_sampling_frequency",
         "current_timestamp_clock", "trigger/current_trigger", "buffer/enable", "buffer/length", "buffer/watermark",
         "buffer/hwfifo_timeout", "scan_elements/*_en", "buffer0/enable", "buffer0/length", "buffer0/watermark", "buffer0/*_en",
         "events/*_en", "events/*_value", "events/*_period", "events/*_timeout",
@@ -147,9 +148,9 @@ struct UdevRulesTests {
         Set(attributes.filter { name in writtenAttributes.contains { fnmatch($0, name, FNM_PATHNAME) == 0 } })
     }
 
-    /// Checks that a motion device got everything: sensor list, systemd tag and wants, node
+    /// Checks that a device motiond reads got everything: sensor list, systemd tag and wants, node
     /// group and mode, and the RUN command for this device's directory.
-    static func expectMotion(_ report: UdevReport, sensors: String, gid: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectServed(_ report: UdevReport, sensors: String, gid: String, sourceLocation: SourceLocation = #_sourceLocation) {
         let properties = report.properties
         #expect(properties["MOTIOND_SENSOR"] == sensors, "\(report.syspath)", sourceLocation: sourceLocation)
         #expect(properties["SYSTEMD_WANTS"]?.split(separator: " ").contains("motiond.service") == true, "\(report.syspath)", sourceLocation: sourceLocation)
@@ -226,25 +227,32 @@ struct UdevRulesTests {
             ("trigger0", nil), ("trigger1", nil), ("trigger2", nil),
         ]),
         FixtureCase(fixture: "convertible.umockdev", devices: (0..<5).map { ("iio:device\($0)", "accelerometer") }),
+        // A HID light sensor (buffer), a processed-only one, a light + proximity chip, and
+        // proximity sensors with and without a near level (discovery decides; udev lists).
+        FixtureCase(fixture: "light-proximity.umockdev", devices: [
+            ("iio:device0", "light"), ("iio:device1", "light"), ("iio:device2", "light proximity"),
+            ("iio:device3", "proximity"), ("iio:device4", "proximity"), ("trigger0", nil),
+        ]),
+        FixtureCase(fixture: "desk.umockdev", devices: [("iio:device0", "accelerometer"), ("iio:device1", "light"), ("iio:device2", "proximity")]),
     ]
 
-    @Test("motion devices: sensors listed, systemd wants motiond, node group motiond 0660, RUN for their attributes; triggers untouched",
+    @Test("motion, light and proximity devices: sensors listed, systemd wants motiond, node group motiond 0660, RUN for their attributes; triggers untouched",
           .enabled(if: canRunUdevTest, needsUdevTest), arguments: fixtureCases)
     func motionDevices(_ fixtureCase: FixtureCase) async throws {
         let run = try await Self.udevTest(fixturePath: Emulation.fixture(fixtureCase.fixture), fixtureCase.devices.map { Self.syspath($0.0) })
         for (device, sensors) in fixtureCase.devices {
             let report = run[Self.syspath(device)]
             if let sensors {
-                Self.expectMotion(report, sensors: sensors, gid: run.motiondGID)
+                Self.expectServed(report, sensors: sensors, gid: run.motiondGID)
             } else {
                 Self.expectUntouched(report)
             }
         }
     }
 
-    /// Devices motiond does not use, some with buffers, triggers and sampling frequencies of
-    /// their own, appended to the mpu6050 tree.
-    static let nonMotionDevices = #"""
+    /// A light sensor, and devices motiond does not use, some with buffers, triggers and
+    /// sampling frequencies of their own, appended to the mpu6050 tree.
+    static let mixedDevices = #"""
 
     P: /devices/pci0000:00/0000:00:13.0/001F:8087:0AC2.0001/HID-SENSOR-200041.3.auto/iio:device1
     N: iio:device1
@@ -292,20 +300,20 @@ struct UdevRulesTests {
 
     """#
 
-    @Test("non-motion IIO devices (light, hinge angle, pressure) get nothing, next to an mpu6050 that does",
+    @Test("IIO devices motiond does not read (hinge angle, pressure) get nothing, next to an mpu6050 and a light sensor that do",
           .enabled(if: canRunUdevTest, needsUdevTest))
-    func nonMotionDevicesUntouched() async throws {
+    func otherDevicesUntouched() async throws {
         let dir = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let fixture = dir.appendingPathComponent("mixed.umockdev")
-        try (Emulation.fixtureText("mpu6050.umockdev") + Self.nonMotionDevices).write(to: fixture, atomically: true, encoding: .utf8)
+        try (Emulation.fixtureText("mpu6050.umockdev") + Self.mixedDevices).write(to: fixture, atomically: true, encoding: .utf8)
         let devices = ["iio:device0", "iio:device1", "iio:device2", "iio:device3", "trigger0"]
         let run = try await Self.udevTest(fixturePath: fixture.path, devices.map(Self.syspath))
-        Self.expectMotion(run[Self.syspath("iio:device0")], sensors: "accelerometer gyroscope", gid: run.motiondGID)
-        for device in devices.dropFirst() {
+        Self.expectServed(run[Self.syspath("iio:device0")], sensors: "accelerometer gyroscope", gid: run.motiondGID)
+        Self.expectServed(run[Self.syspath("iio:device1")], sensors: "light", gid: run.motiondGID)
+        for device in devices.dropFirst(2) {
             Self.expectUntouched(run[Self.syspath(device)])
         }
-        #expect(run[Self.syspath("iio:device1")].properties["DEVPATH"]?.hasSuffix("/iio:device1") == true, "the light sensor was seen by udev")
     }
 
     // MARK: - Running the RUN command
@@ -369,6 +377,11 @@ struct UdevRulesTests {
         // and per axis an event enable, value and period.
         RunCase(name: "mma8452 and kxcjk-1013 (motion events)", fixture: { try Emulation.fixtureText("motion-events.umockdev") },
                 writable: ["iio:device0": 18, "iio:device1": 11]),
+        // HID light sensor: its two per-type frequencies, clock, trigger, buffer
+        // enable/length/watermark, 3 scan elements; the other light and proximity chips have
+        // nothing motiond writes.
+        RunCase(name: "light and proximity sensors", fixture: { try Emulation.fixtureText("light-proximity.umockdev") },
+                writable: ["iio:device0": 10, "iio:device1": 0, "iio:device2": 0, "iio:device3": 0, "iio:device4": 0]),
         // Nothing motiond writes exists: nothing changes.
         RunCase(name: "ak8975 (polled: no buffer)", fixture: { try Emulation.fixtureText("ak8975.umockdev") }, writable: ["iio:device0": 0]),
     ]
@@ -568,7 +581,7 @@ struct UdevRulesTests {
             #expect(!run.output.stderr.contains("61-motiond-mount-matrix.hwdb"), "systemd-hwdb complained: \(run.output.stderr)")
             #expect(!run.output.stdout.contains("61-motiond-mount-matrix.hwdb"), "systemd-hwdb complained: \(run.output.stdout)")
             for device in devices {
-                Self.expectMotion(run[Self.syspath(device)], sensors: "accelerometer", gid: run.motiondGID)
+                Self.expectServed(run[Self.syspath(device)], sensors: "accelerometer", gid: run.motiondGID)
             }
             results[product] = run
         }
