@@ -23,7 +23,7 @@ extension MotionManager {
     /// sensor (``isLightAvailable``).
     public func observeLight(interval: TimeInterval = 1, on queue: OperationQueue,
                              _ handler: @escaping @Sendable (_ lux: Double, _ timestamp: TimeInterval) -> Void) -> MotionObservation {
-        observe(.light, interval: max(interval, Wire.hardwarePeriods.upperBound)) { result in
+        observe(.light, interval: max(interval, StreamName.light.minimumInterval)) { result in
             guard case .success(.sample(let sample)) = result, sample.kind == .light else { return }
             queue.addOperation { handler(sample.vector.x, sample.timestamp) }
         }

@@ -281,7 +281,8 @@ final class Pipeline: @unchecked Sendable {
         let period = kind.isMotion ? request.periods[kind] : request.wakeInterval(kind)
         return SensorState(available: availability.isAvailable, reason: availability.reason, mode: availability.mode?.rawValue,
                            period: availability.isAvailable ? period : nil,
-                           restInterval: availability.isAvailable && kind.isMotion ? request.wakeIntervals[kind] : nil)
+                           restInterval: availability.isAvailable && kind.isMotion ? request.wakeIntervals[kind] : nil,
+                           location: availability.isAvailable ? availability.location : nil)
     }
 
     private var states: [SensorKind: SensorState] {

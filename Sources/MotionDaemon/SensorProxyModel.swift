@@ -58,7 +58,9 @@ struct SensorProxyModel: Sendable {
 
     private mutating func updateAvailability() {
         func has(_ kind: SensorKind) -> Bool { available[kind]?.available == true }
-        let present = has(.accelerometer)
+        // A convertible's base accelerometer (standing in for a missing display one) says
+        // nothing of the screen's orientation: not offered, as iio-sensor-proxy ignores it.
+        let present = has(.accelerometer) && available[.accelerometer]?.location != .base
         if !present, state.hasAccelerometer {
             // Gone: iio-sensor-proxy resets the orientation when its accelerometer disappears.
             state.accelerometerOrientation = "undefined"

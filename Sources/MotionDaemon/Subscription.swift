@@ -50,7 +50,7 @@ struct Subscription: Sendable {
         let wanted = request.interval ?? (stream.isDetectorStream ? ClientRequest.defaultDetectorInterval : ClientRequest.defaultInterval)
         // Event streams ask for a hardware period; sample streams may be slower than any
         // hardware period (served by decimation).
-        interval = stream.isDetectorStream ? SensorDemand.period(for: wanted) : max(wanted, Wire.minimumInterval)
+        interval = stream.isDetectorStream ? SensorDemand.period(for: wanted) : max(wanted, stream.minimumInterval)
         period = SensorDemand.period(for: interval)
         frame = request.frame ?? .xArbitraryZVertical
         headingOrientation = request.headingOrientation ?? .portrait

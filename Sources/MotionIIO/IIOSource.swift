@@ -230,7 +230,8 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
                                          reader: reader, identity: identity)
         // Availability is announced before the first sample can arrive.
         for sensor in sensors {
-            setAvailability(sensor.kind, SensorAvailability(isAvailable: true, reason: "reading \(sensor.summary)", mode: reader.mode))
+            setAvailability(sensor.kind, SensorAvailability(isAvailable: true, reason: "reading \(sensor.summary)", mode: reader.mode,
+                                                                 location: sensor.location))
         }
         reader.start()
     }
@@ -295,7 +296,7 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         for kind in SensorKind.allCases where !readers.values.contains(where: { $0.kinds.contains(kind) }) {
             if request.periods[kind] == nil, let sensor = found?.primary(kind) {
                 // Present but not requested: available, idle (no mode).
-                setAvailability(kind, SensorAvailability(isAvailable: true, reason: "found \(sensor.summary), idle"))
+                setAvailability(kind, SensorAvailability(isAvailable: true, reason: "found \(sensor.summary), idle", location: sensor.location))
             } else {
                 // Why it is missing stays what it was (a removal, a failing device).
                 let reason = availability[kind].flatMap { $0.isAvailable ? nil : $0.reason } ?? "no \(kind) found on \(uri)"

@@ -46,11 +46,14 @@ public struct SensorAvailability: Sendable, Hashable {
     public var reason: String
     /// How it is read while available.
     public var mode: ReadMode?
+    /// Where the sensor sits, when the source knows (an IIO sensor while available).
+    public var location: SensorLocation?
 
-    public init(isAvailable: Bool, reason: String, mode: ReadMode? = nil) {
+    public init(isAvailable: Bool, reason: String, mode: ReadMode? = nil, location: SensorLocation? = nil) {
         self.isAvailable = isAvailable
         self.reason = reason
         self.mode = mode
+        self.location = location
     }
 }
 

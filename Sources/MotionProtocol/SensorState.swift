@@ -13,13 +13,17 @@ public struct SensorState: Sendable, Hashable {
     /// While the device lies still and the sensor is read at the rest rate: seconds between
     /// readings; nil otherwise.
     public var restInterval: Double?
+    /// Where the sensor sits (`display`, or `base` for a convertible's keyboard half), when known.
+    public var location: SensorLocation?
 
-    public init(available: Bool, reason: String, mode: String? = nil, period: Double? = nil, restInterval: Double? = nil) {
+    public init(available: Bool, reason: String, mode: String? = nil, period: Double? = nil, restInterval: Double? = nil,
+                location: SensorLocation? = nil) {
         self.available = available
         self.reason = reason
         self.mode = mode
         self.period = period
         self.restInterval = restInterval
+        self.location = location
     }
 
     /// The fields, as written into `hello`, `status` and `availability` messages.
@@ -29,6 +33,7 @@ public struct SensorState: Sendable, Hashable {
         if let mode { writer.field("mode", mode) }
         if let period { writer.field("period", period) }
         if let restInterval { writer.field("restInterval", restInterval) }
+        if let location { writer.field("location", location.rawValue) }
     }
 
     var json: String {

@@ -88,6 +88,16 @@ public enum StreamName: String, Sendable, Hashable, Codable, CaseIterable, Custo
         }
     }
 
+    /// The shortest interval a subscription is granted: light and proximity sensors are read
+    /// at most 10 times a second (the slowest hardware period: neither changes faster than
+    /// that matters), the others ``Wire/minimumInterval``.
+    public var minimumInterval: Double {
+        switch self {
+        case .light, .proximity: return Wire.hardwarePeriods.upperBound
+        default: return Wire.minimumInterval
+        }
+    }
+
     /// Event streams come from the detectors and accept detector options.
     public var isDetectorStream: Bool {
         self == .orientation || self == .tilt || self == .shake || self == .gesture

@@ -32,6 +32,19 @@ struct SensorProxyModelTests {
                 "gone: reset")
     }
 
+    @Test("an accelerometer located in the base is not the display's: not offered; one in the display or of unknown place is")
+    func baseAccelerometer() {
+        var model = SensorProxyModel()
+        _ = model.take([.availability(.accelerometer, SensorState(available: true, reason: "found", location: .base))])
+        #expect(!model.state.hasAccelerometer)
+        _ = model.take([.availability(.accelerometer, SensorState(available: true, reason: "found", location: .display))])
+        #expect(model.state.hasAccelerometer)
+        _ = model.take([.availability(.accelerometer, SensorState(available: true, reason: "found", location: .base))])
+        #expect(!model.state.hasAccelerometer && model.state.accelerometerOrientation == "undefined")
+        _ = model.take([Self.available(.accelerometer)])
+        #expect(model.state.hasAccelerometer, "no location known (the simulation, a replay): offered")
+    }
+
     @Test("the compass: present with the sensors the heading needs; the top edge's heading to 0.1°, −1 when unknown or gone")
     func compass() {
         var model = SensorProxyModel()

@@ -32,6 +32,15 @@ struct SubscriptionTests {
         #expect(subscription.decimator.interval == interval)
     }
 
+    @Test("light and proximity are granted 0.1 s at the shortest (their sensors are read at most 10 times a second)", arguments: [
+        (StreamName.light, 0.01, 0.1), (.light, 0.3, 0.3), (.proximity, 0.02, 0.1),
+    ])
+    func scalarInterval(stream: StreamName, asked: Double, interval: Double) throws {
+        let subscription = try Subscription(.init(stream: stream, interval: asked), defaultDetectors: Self.defaults)
+        #expect(subscription.interval == interval)
+        #expect(subscription.period == 0.1)
+    }
+
     @Test("an event stream asks for an accelerometer period: 20 ms by default, clamped to 10–100 ms", arguments: [
         (nil, 0.02), (0.001, 0.01), (0.05, 0.05), (2.0, 0.1),
     ] as [(Double?, Double)])

@@ -158,9 +158,10 @@ extension HotplugTests {
         let polkit: RunningProcess?
         let daemon: ServedDaemon
 
-        init(allowed: [String] = [HotplugTests.claimAction], fixture: String = "test-accel.umockdev") async throws {
+        /// `devices`: a umockdev description to use instead of the `fixture` file.
+        init(allowed: [String] = [HotplugTests.claimAction], fixture: String = "test-accel.umockdev", devices: String? = nil) async throws {
             testbed = Testbed()
-            try testbed.add(try Emulation.fixtureText(fixture))
+            try testbed.add(try devices ?? Emulation.fixtureText(fixture))
             bus = try await SystemBus()
             polkit = try await bus.startPolkit(allowing: allowed)
             daemon = try ServedDaemon(["--source", "local:", "--sensor-proxy", "--no-config"], environment: bus.environment(testbed.environment))
@@ -272,6 +273,36 @@ extension HotplugTests {
         proxied.testbed.uevent(Self.desktopAccel.replacingOccurrences(of: "device0", with: "device1"), "add")
         #expect(await monitor.wait(for: "+++ Accelerometer appeared") != nil, "\(monitor.lines)")
         #expect(try await proxied.property("HasAccelerometer") == "b true")
+    }
+
+    @Test("a convertible's base accelerometer is not offered as the display's (HasAccelerometer false, the socket still has it); the display one, plugged in, is",
+          .enabled(if: hasDBusTools && Testbed.canSendUevents, "needs the D-Bus tools and the umockdev preload"))
+    func baseAccelerometerNotOffered() async throws {
+        // The BOSC0200 pair of the convertible fixture: device0 in the base, device1 in the display.
+        let blocks = try Emulation.fixtureText("convertible.umockdev").components(separatedBy: "\n\n")
+        let base = try #require(blocks.first { $0.contains("label=accel-base") })
+        let display = try #require(blocks.first { $0.contains("label=accel-display") && $0.contains("bmc150_accel") })
+        let proxied = try await ProxiedDaemon(devices: base + "\n")
+        defer { proxied.stop() }
+        let asker = try await proxied.daemon.connect()
+        try await asker.send(.status(id: 1))
+        let sensors = try #require((try await asker.reply(1, timeout: 10)?["status"] as? [String: Any])?["sensors"] as? [String: Any])
+        let accelerometer = try #require(sensors["accelerometer"] as? [String: Any])
+        #expect(accelerometer["available"] as? Bool == true && accelerometer["location"] as? String == "base", "\(accelerometer)")
+        #expect(try await proxied.property("HasAccelerometer") == "b false")
+
+        // A claim succeeds and reads nothing, as for a sensor that is not there.
+        let claim = try await proxied.bus.busctl(["call", "net.hadess.SensorProxy"] + HotplugTests.proxyObject + ["ClaimAccelerometer"])
+        #expect(claim.status == 0, "\(claim.stderr)")
+        var id = 1
+        #expect(try await proxied.waitForPeriod(asker, from: &id, timeout: 1) { $0 != nil } == false, "the base accelerometer is not read for the claim")
+        #expect(try await proxied.property("AccelerometerOrientation") == #"s "undefined""#)
+
+        try proxied.testbed.add(display + "\n")
+        proxied.testbed.uevent("/sys/devices/platform/80860F41:03/i2c-3/i2c-BOSC0200:00/iio:device1", "add")
+        let deadline = Date().addingTimeInterval(10)
+        while try await proxied.property("HasAccelerometer") != "b true", Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(try await proxied.property("HasAccelerometer") == "b true", "the display accelerometer is offered once it appears")
     }
 
     @Test("while iio-sensor-proxy owns the name motiond waits for it, and serves it once iio-sensor-proxy is gone",

@@ -7,7 +7,8 @@ import MotionProtocol
 /// of each shape (docs/PROTOCOL.md), and the stream each pushed message belongs to.
 @Suite("ServerMessage")
 struct ServerMessageTests {
-    static let reading = SensorState(available: true, reason: "reading iio:device0 (mpu6050), buffered", mode: "buffered", period: 0.02)
+    static let reading = SensorState(available: true, reason: "reading iio:device0 (mpu6050), buffered", mode: "buffered", period: 0.02,
+                                     location: .display)
     static let absent = SensorState(available: false, reason: "no magnetometer found")
 
     @Test("hello: protocol 1, sensors by kind, frames, every stream and the interval limits")
@@ -25,6 +26,10 @@ struct ServerMessageTests {
         #expect(bool(value(object, "sensors.magnetometer.available")) == false)
         #expect(value(object, "sensors.magnetometer.reason") as? String == "no magnetometer found")
         #expect(value(object, "sensors.magnetometer.mode") == nil)
+        #expect(value(object, "sensors.accelerometer.location") as? String == "display")
+        #expect(value(object, "sensors.magnetometer.location") == nil)
+        let base = ServerMessage.availability(.accelerometer, SensorState(available: true, reason: "found", location: .base))
+        #expect(try ServerMessage.parse(line: Array(base.line.utf8)) == base, "the location read back")
         #expect(object["frames"] as? [String] == ["xArbitraryZVertical", "xMagneticNorthZVertical"])
         #expect(object["streams"] as? [String] == ["accelerometer", "gyro", "magnetometer", "deviceMotion", "heading",
                                                    "orientation", "tilt", "shake", "gesture", "light", "proximity", "availability", "calibration"])

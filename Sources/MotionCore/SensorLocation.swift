@@ -1,12 +1,10 @@
-import FoundationEssentials
-
 /// Where an accelerometer sits in a convertible: in the display (lid) or in the base.
 ///
 /// Screen orientation follows the display sensor; the base sensor is kept for the hinge angle.
 /// Sources, in order (as iio-sensor-proxy): udev `ACCEL_LOCATION`, then the sysfs `label`
 /// (`accel-display` / `accel-base`), then the sysfs `location` (cros-ec: `lid`, `base`),
 /// else `display`.
-public enum SensorLocation: String, Sendable, Hashable, Codable {
+public enum SensorLocation: String, Sendable, Hashable, Codable, CaseIterable {
     case display
     case base
 
