@@ -275,6 +275,30 @@ extension HotplugTests {
         #expect(try await proxied.property("HasAccelerometer") == "b true")
     }
 
+    @Test("a claim waiting for the first reading fails when the sensor is unplugged meanwhile, with iio-sensor-proxy's message",
+          .enabled(if: hasDBusTools && Testbed.canSendUevents, "needs the D-Bus tools and the umockdev preload"))
+    func unplugWhileClaimPending() async throws {
+        let proxied = try await ProxiedDaemon()
+        defer { proxied.stop() }
+        // The accelerometer read for a socket client; then its readings stop parsing, so a claim
+        // waits for a first orientation that does not come.
+        let reader = try await proxied.daemon.connect()
+        try await reader.send(.subscribe(.init(id: 1, stream: .accelerometer, interval: 0.02)))
+        #expect(try await reader.next(type: "accelerometer", timeout: 5) != nil)
+        proxied.testbed.setAttribute(Self.desktopAccel, "in_accel_x_raw", "garbage\n")
+        try await Task.sleep(for: .milliseconds(200))
+        let bus = proxied.bus
+        let claim = Task { try await bus.busctl(["call", "net.hadess.SensorProxy"] + HotplugTests.proxyObject + ["ClaimAccelerometer"]) }
+        #expect(await proxied.daemon.process.wait(timeout: 5, for: { $0.stderr.contains("claims the accelerometer") }), "\(proxied.daemon.process.stderr)")
+        try await Task.sleep(for: .milliseconds(50))
+        // The uevent first: umockdev sends none for a device already gone.
+        proxied.testbed.uevent(Self.desktopAccel, "remove")
+        proxied.testbed.remove(Self.desktopAccel)
+        let answer = try await claim.value
+        #expect(answer.status != 0 && answer.stderr.contains("Sensor removed while waiting for it to start up"), "\(answer.status) \(answer.stdout) \(answer.stderr)")
+        #expect(try await proxied.property("HasAccelerometer") == "b false")
+    }
+
     @Test("a convertible's base accelerometer is not offered as the display's (HasAccelerometer false, the socket still has it); the display one, plugged in, is",
           .enabled(if: hasDBusTools && Testbed.canSendUevents, "needs the D-Bus tools and the umockdev preload"))
     func baseAccelerometerNotOffered() async throws {
