@@ -27,9 +27,14 @@ struct DaemonOptions: ParsableArguments {
     static let exitStatuses = """
         Exit status: 0 done; 1 failed (the message says why); 64 usage; 69 motiond cannot be \
         reached, closed the connection, or did not answer (no hello or no reply within \
-        --reply-timeout); 76 it speaks another protocol; 77 its access policy \
-        refuses this user or stream.
+        --reply-timeout); 75 motiond ended a monitor or record in order, with a goodbye (it \
+        is stopping or restarting, or asked clients to reconnect); 76 it speaks another \
+        protocol; 77 its access policy refuses this user or stream.
         """
+
+    /// A stream ended by the daemon's goodbye (EX_TEMPFAIL: it stopped, restarts or asked
+    /// clients to reconnect; trying again later may work), which is not unreachability.
+    static let goodbye = ExitCode(75)
 
     /// Connects (reading the hello) and runs `body` on the connection.
     func run(_ body: (DaemonConnection) throws -> Void) throws {

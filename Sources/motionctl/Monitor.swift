@@ -53,7 +53,7 @@ struct Monitor: ParsableCommand {
                 guard let message = try connection.next(before: end) else { return }
                 if case .goodbye(let reason) = message {
                     Console.error("motiond said goodbye: \(reason)")
-                    throw ExitCode(69)
+                    throw DaemonOptions.goodbye
                 }
                 guard let line = json ? message.line : message.text else { continue }
                 Console.line(line)

@@ -63,6 +63,10 @@ struct Record: ParsableCommand {
             let (writer, dropped, goodbye) = try record(from: connection)
             let trace = writer.csv()
             guard trace.rows > 0 else {
+                if let goodbye {
+                    Console.error("nothing recorded: motiond said goodbye (\(goodbye)) before any sample arrived")
+                    throw DaemonOptions.goodbye
+                }
                 Console.error("nothing recorded: no samples arrived (motionctl status shows the sensors)")
                 throw ExitCode.failure
             }
@@ -75,7 +79,7 @@ struct Record: ParsableCommand {
             report(rows: trace.rows, counts: writer.counts, dropped: dropped)
             if let goodbye {
                 Console.error("motiond said goodbye during the recording (\(goodbye)): \(file) holds what came before")
-                throw ExitCode(69)
+                throw DaemonOptions.goodbye
             }
         }
     }

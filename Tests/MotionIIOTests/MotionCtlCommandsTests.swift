@@ -93,6 +93,33 @@ struct MotionCtlCommandsTests {
         #expect(gyro.status == 1 && gyro.stderr.contains("gyro: the sensors it needs are not available"), "\(gyro.stderr)")
     }
 
+    @Test("a goodbye (motiond stopping) ends monitor, record and the Python example with exit 75, not 69 (unreachable)")
+    func goodbyeIsNotUnreachable() async throws {
+        let daemon = try ServedDaemon(["--source", "sim:"])
+        defer { _ = daemon.stop() }
+        _ = try await daemon.connect()
+        let directory = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var commands = [
+            ("monitor", try RunningProcess([MotionCtlTests.motionctl, "monitor", "--socket", daemon.socket, "deviceMotion", "--interval", "0.1"])),
+            ("record", try RunningProcess([MotionCtlTests.motionctl, "record", "--socket", daemon.socket, "--duration", "60",
+                                           directory.appendingPathComponent("trace.csv").path])),
+        ]
+        if let python = PythonExampleTests.python {
+            commands.append(("python", try RunningProcess([python, PythonExampleTests.script, daemon.socket])))
+        }
+        for (name, process) in commands {
+            #expect(await process.wait(timeout: 10) { !$0.stdout.isEmpty || $0.stderr.contains("recording for") }, "\(name): \(process.stderr)")
+        }
+        // Something recorded, so the recording is written too.
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(daemon.process.stop() == 0)
+        for (name, process) in commands {
+            #expect(await process.wait(timeout: 10) { _ in !process.isRunning }, "\(name) still runs after the goodbye")
+            #expect(process.status == 75 && process.stderr.contains("goodbye"), "\(name): exit \(process.status), \(process.stderr)")
+        }
+    }
+
     // MARK: record
 
     /// A device turning slowly about x (0.02 rad/s) from face up, 100 Hz for 30 s, in trace

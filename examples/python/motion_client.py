@@ -22,7 +22,8 @@ light in lux every ``--light-interval`` seconds and the proximity sensor's near/
 A machine without such a sensor says so once; its values start if one appears.
 
 Exit status, as motionctl's: 0 done (--count reached, --duration over), 1 the daemon rejected a request,
-69 the daemon cannot be reached or closed the connection (goodbye), 76 it speaks another
+69 the daemon cannot be reached or closed the connection, 75 it ended the connection in order
+(a goodbye: it stops or restarts), 76 it speaks another
 protocol version, 77 its access policy refuses this user or a stream. Python 3.8+, standard
 library only.
 """
@@ -47,6 +48,7 @@ MAXIMUM_LINE_LENGTH = 65_536
 
 EXIT_REJECTED = 1
 EXIT_UNAVAILABLE = 69
+EXIT_GOODBYE = 75
 EXIT_PROTOCOL = 76
 EXIT_NO_PERMISSION = 77
 
@@ -222,7 +224,7 @@ def run(path: str, interval: float, frame: str, count: Optional[int], as_json: b
                     raise MotionClient.rejection(message, "request")
                 continue
             if kind == "goodbye":
-                raise ClientError(f"motiond said goodbye: {message.get('reason')}", EXIT_UNAVAILABLE)
+                raise ClientError(f"motiond said goodbye: {message.get('reason')}", EXIT_GOODBYE)
             if kind not in shown:
                 continue  # availability, dropped, and types newer daemons add
             print(json.dumps(message, separators=(",", ":")) if as_json else describe(message), flush=True)
