@@ -18,8 +18,8 @@ import Synchronization
 /// through iiod, which has none, by one refill under that timeout, whose scans are kept and
 /// delivered first). Any failure there is a ``Fallback`` and the caller polls instead.
 /// Teardown (on `stop`) destroys the buffer (disabling it), writes back `buffer/length`,
-/// `buffer/watermark` and `buffer/hwfifo_timeout` as they were, and detaches a trigger it
-/// attached. Reading runs on a dedicated thread blocked in `iio_buffer_refill`.
+/// `buffer/watermark`, `buffer/hwfifo_timeout` and `current_timestamp_clock` as they were, and
+/// detaches a trigger it attached. Reading runs on a dedicated thread blocked in `iio_buffer_refill`.
 final class BufferedReader: DeviceReader {
     /// Why the buffer cannot be used; the sentence is logged and shown in the sensor's status.
     enum Fallback: Error, CustomStringConvertible {
@@ -67,6 +67,8 @@ final class BufferedReader: DeviceReader {
     /// arrival (no timestamp channel, an unknown clock, or a remote device whose clock is not
     /// this machine's).
     private let clock: String?
+    /// `current_timestamp_clock` as it was, when setup changed it.
+    private let savedTimestampClock: String?
     /// Per sensor: the byte offset of each axis in a scan, and the channels to decode.
     private let layout: [(sensor: SensorDescriptor, channels: [IIOChannel], offsets: [Int])]
     private let timestamp: (channel: IIOChannel, offset: Int)?
@@ -93,7 +95,7 @@ final class BufferedReader: DeviceReader {
             // libiio disables and reconfigures it when opening.
             logger.notice("the buffer of \(device) was left enabled by a program that is gone; taking it over")
         }
-        clock = device.context.isLocal ? Self.setTimestampClock(device, logger: logger) : nil
+        (clock, savedTimestampClock) = device.context.isLocal ? Self.setTimestampClock(device, logger: logger) : (nil, nil)
 
         var attached = false
         if case .available(let trigger) = BufferTrigger.find(for: device, among: devices) {
@@ -101,6 +103,7 @@ final class BufferedReader: DeviceReader {
                 try device.setTrigger(trigger)
                 attached = true
             } catch {
+                if let savedTimestampClock { try? device.write("current_timestamp_clock", savedTimestampClock) }
                 throw .failed(error)
             }
         }
@@ -137,6 +140,7 @@ final class BufferedReader: DeviceReader {
             enabled.forEach { $0.disable() }
             if attached { try? device.setTrigger(nil) }
             if let savedFifoTimeout { try? device.writeBuffer("hwfifo_timeout", savedFifoTimeout) }
+            if let savedTimestampClock { try? device.write("current_timestamp_clock", savedTimestampClock) }
             if error.isBusy { throw .busy("opening /dev/\(device.id) gave EBUSY") }
             throw .failed(error)
         }
@@ -276,15 +280,18 @@ final class BufferedReader: DeviceReader {
         }
     }
 
-    /// Writes `boottime` to `current_timestamp_clock` where it exists and returns the clock the
-    /// kernel timestamps are in, or `nil` when it is unknown (samples are stamped on arrival).
-    private static func setTimestampClock(_ device: IIODevice, logger: Logger) -> String? {
+    /// Writes `boottime` to `current_timestamp_clock` where it exists; returns the clock the
+    /// kernel timestamps are in, or `nil` when it is unknown (samples are stamped on arrival),
+    /// and the clock it replaced, to be written back on stop.
+    private static func setTimestampClock(_ device: IIODevice, logger: Logger) -> (clock: String?, replaced: String?) {
         // Devices without the attribute have no timestamp channel, or stamp in realtime (the
         // kernel default before 4.5); without the attribute there is no way to know.
-        guard let current = try? device.read("current_timestamp_clock") else { return nil }
+        guard let current = try? device.read("current_timestamp_clock") else { return (nil, nil) }
+        var replaced: String?
         if current != "boottime" {
             do {
                 try device.write("current_timestamp_clock", "boottime")
+                replaced = current
             } catch {
                 logger.info("cannot set current_timestamp_clock of \(device) to boottime (\(error)); converting from \(current)")
             }
@@ -292,9 +299,9 @@ final class BufferedReader: DeviceReader {
         let clock = (try? device.read("current_timestamp_clock")) ?? current
         guard BootClock.clockID(named: clock) != nil else {
             logger.warning("\(device) timestamps use unknown clock '\(clock)'; stamping samples on arrival instead")
-            return nil
+            return (nil, replaced)
         }
-        return clock
+        return (clock, replaced)
     }
 
     private let tornDown = Atomic<Bool>(false)
@@ -308,6 +315,13 @@ final class BufferedReader: DeviceReader {
                 try device.writeBuffer("hwfifo_timeout", savedFifoTimeout)
             } catch {
                 logger.notice("cannot restore buffer/hwfifo_timeout of \(device): \(error)")
+            }
+        }
+        if let savedTimestampClock {
+            do {
+                try device.write("current_timestamp_clock", savedTimestampClock)
+            } catch {
+                logger.notice("cannot restore current_timestamp_clock of \(device): \(error)")
             }
         }
         enabled.forEach { $0.disable() }

@@ -44,7 +44,7 @@ struct BufferedTests {
         #expect(after.contains("scan_elements/in_anglvel_z_en=0\n"))
         #expect(after.contains("scan_elements/in_timestamp_en=0\n"))
         #expect(after.contains("trigger/current_trigger=\n"), "the trigger motiond attached is detached again")
-        #expect(after.contains("current_timestamp_clock=boottime\n"))
+        #expect(after.contains("current_timestamp_clock=realtime\n"), "the clock motiond set to boottime is put back")
         #expect(after.contains("sampling_frequency=100\n"))
     }
 
