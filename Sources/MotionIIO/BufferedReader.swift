@@ -108,7 +108,7 @@ final class BufferedReader: DeviceReader {
             }
         }
         attachedTrigger = attached
-        SamplingRate.apply(period: period, to: device, sensors: sensors, logger: logger)
+        SamplingRate.apply(period: period, to: device, sensors: sensors, exclusive: true, logger: logger)
 
         var channels: [[IIOChannel]] = []
         for sensor in sensors {

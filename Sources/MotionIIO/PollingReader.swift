@@ -55,7 +55,7 @@ final class PollingReader: DeviceReader {
     }
 
     func start() {
-        SamplingRate.apply(period: period, to: device, sensors: sensors, logger: logger)
+        SamplingRate.apply(period: period, to: device, sensors: sensors, exclusive: false, logger: logger)
         thread.start { [unowned self] in
             rest.sleepIfResting()
             return state.withLock { tick(&$0) }

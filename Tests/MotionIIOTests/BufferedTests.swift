@@ -82,6 +82,32 @@ struct BufferedTests {
         #expect(after.split(separator: "\n") == ["50", "accel_3d-dev0"])
     }
 
+    @Test("HID accel_3d left at 100 Hz by an earlier run, read buffered every 50 ms: set to 20 Hz, so it delivers at the period motiond says")
+    func hidLeftFasterIsSlowed() async throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var script = ScanScript()
+        for i in 0..<3 {
+            var scan: [UInt8] = []
+            for axis: Int16 in [0, -1000, 0] { scan += ScanScript.littleEndian(UInt32(UInt16(bitPattern: axis))) }
+            scan += [0, 0, 0, 0] + ScanScript.littleEndian(Int64(7_000_000_000 + i * 50_000_000))
+            script.read(scan, delay: 10)
+        }
+        let fixture = dir.appendingPathComponent("hid-fast.umockdev")
+        let text = try Emulation.fixtureText("hid-laptop.umockdev")
+            .replacingOccurrences(of: "A: in_accel_sampling_frequency=10.000000\\n", with: "A: in_accel_sampling_frequency=100.000000\\n")
+        #expect(text.contains("in_accel_sampling_frequency=100.000000"))
+        try text.write(to: fixture, atomically: true, encoding: .utf8)
+        let output = try await Emulation.motiond(
+            fixturePath: fixture.path, scripts: ["/dev/iio:device0": try scriptFile(script, in: dir)],
+            ["--print-samples", "--json", "--count", "3", "--sensors", "accelerometer", "--interval", "0.05"],
+            after: "tr -d '\\000' < /sys/bus/iio/devices/iio:device0/in_accel_sampling_frequency")
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.availability("accelerometer").first?.mode == "buffered")
+        #expect(output.stderr.contains("set in_accel_sampling_frequency of iio:device0 (accel_3d) to 20 Hz for a 50 ms period"), "\(output.stderr)")
+        #expect(output.stdout.components(separatedBy: "--- after ---\n").last == "20")
+    }
+
     @Test("st_lsm6dsx hardware FIFO: no trigger, little-endian, 16-byte scans")
     func lsm6dsxFeed() async throws {
         let dir = try Emulation.temporaryDirectory()
