@@ -245,6 +245,12 @@ final class BufferedReader: DeviceReader {
                     output.lost(error.description)
                     break
                 }
+                // A removed device's blocked read may only time out (ETIMEDOUT, as HID sensors
+                // do on 6.1): whether it is still there decides at once, udev or not.
+                if device.context.isLocal, !SysfsDirectory(device: device).exists {
+                    output.lost("\(device.id) is gone (its sysfs directory vanished; the read said: \(error))")
+                    break
+                }
                 let now = BootClock.now()
                 let since = failingSince ?? now
                 failingSince = since

@@ -29,6 +29,11 @@ struct SysfsDirectory: Sendable {
         return names.sorted()
     }
 
+    /// Whether the device's directory is still there (a removed device's goes with it).
+    var exists: Bool {
+        access(path, F_OK) == 0
+    }
+
     /// Whether a file exists.
     func contains(_ file: String) -> Bool {
         access("\(path)/\(file)", F_OK) == 0

@@ -124,6 +124,32 @@ struct HotplugTests {
         #expect(Date().timeIntervalSince(start) < 2)
     }
 
+    @Test("a buffered device removed without a uevent (no udevd) whose read only times out is reported gone at the first timeout, not after 5 s",
+          .enabled(if: Testbed.canSendUevents, "a live testbed needs LD_PRELOAD=libumockdev-preload.so.0 on the test process: run `make check`"))
+    func bufferedRemovedSilently() async throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Half a second of mpu6050 scans, then the feed stops: reads block until the context's
+        // 1 s timeout, as a removed HID sensor's do on a real kernel.
+        var script = ScanScript()
+        for i in 0..<50 {
+            script.read(ScanScript.mpu6050Scan(accel: [0, 0, 1000], gyro: [0, 0, 0], nanoseconds: Int64(1_000_000_000 + i * 10_000_000)), delay: 10)
+        }
+        let scriptPath = dir.appendingPathComponent("feed.script").path
+        try script.write(to: URL(fileURLWithPath: scriptPath))
+        let testbed = Testbed()
+        try testbed.add(try Emulation.fixtureText("mpu6050.umockdev"))
+        try testbed.loadScript("/dev/iio:device0", scriptPath)
+        let daemon = try startDaemon(testbed, duration: 25)
+        defer { daemon.terminate() }
+        #expect(await daemon.wait(timeout: 10) { $0.samples("accelerometer").count >= 10 })
+        #expect(daemon.output.availability("accelerometer").first?.mode == "buffered")
+        testbed.remove("/sys/devices/platform/soc/i2c-1/1-0068/iio:device0")
+        #expect(await daemon.wait(timeout: 10) { $0.availability("accelerometer").last?.available == false })
+        let reason = daemon.output.availability("accelerometer").last?.reason ?? ""
+        #expect(reason.contains("iio:device0 is gone (its sysfs directory vanished"), "\(reason)")
+    }
+
     @Test("a sensor that starts returning garbage is logged once, then after 5 s reported unavailable; the other keeps going")
     func garbageAtRuntime() async throws {
         let testbed = Testbed()
