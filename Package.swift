@@ -35,11 +35,13 @@ let package = Package(
         .systemLibrary(name: "CUDev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         // glibc's malloc.h: arena limit and heap statistics for the daemon.
         .systemLibrary(name: "CMalloc"),
+        // fopencookie (a GNU extension): libiio's standard-error text taken over (LibraryOutput).
+        .target(name: "CLibraryOutput"),
 
         .target(
             name: "MotionIIO",
             dependencies: [
-                "MotionCore", "MotionSync", "CLibIIO", "CUDev",
+                "MotionCore", "MotionSync", "CLibIIO", "CUDev", "CLibraryOutput",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -112,6 +112,7 @@ struct Motiond: ParsableCommand {
     func run() throws {
         logTarget.bootstrap(level: logLevel)
         let logger = Logger(label: "motiond")
+        LibraryOutput.capture(logger: logger)
         if parseConfig {
             do {
                 _ = try ConfigurationFile.load(config)

@@ -82,6 +82,19 @@ struct BufferedTests {
         #expect(after.split(separator: "\n") == ["50", "accel_3d-dev0"])
     }
 
+    @Test("libiio's own warning at a buffer open is not on standard error: one debug line of motiond's says it")
+    func libiioWarningTakenOver() async throws {
+        for level in ["debug", "info"] {
+            let output = try await Emulation.motiond(fixture: "lsm6dsx.umockdev", ["--print-samples", "--duration", "1", "--log-level", level])
+            #expect(output.status == 0, "\(output.stderr)")
+            let lines = output.stderr.split(separator: "\n")
+            #expect(!lines.contains { $0.hasPrefix("WARNING: ") || $0.hasPrefix("ERROR: ") }, "\(output.stderr)")
+            #expect(lines.filter { $0.hasSuffix("[MotionIIO] libiio: WARNING: High-speed mode not enabled") }.count == (level == "debug" ? 1 : 0),
+                    "two buffers opened, said once at debug: \(output.stderr)")
+            #expect(output.stderr.contains("the buffer produced no data"), "motiond's own lines still come: \(output.stderr)")
+        }
+    }
+
     @Test("HID accel_3d left at 100 Hz by an earlier run, read buffered every 50 ms: set to 20 Hz, so it delivers at the period motiond says")
     func hidLeftFasterIsSlowed() async throws {
         let dir = try Emulation.temporaryDirectory()
