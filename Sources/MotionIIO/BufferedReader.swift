@@ -222,19 +222,33 @@ final class BufferedReader: DeviceReader {
     }
 
     private func run() {
+        // Scans without a kernel timestamp: stamped from their arrival, filtered, so jitter is
+        // smoothed and a refill's scans keep their spacing.
+        var arrivals = timestamp == nil || clock == nil ? ArrivalTimestamps(nominalPeriod: period) : nil
+        func restamped(_ samples: [Sample], arrival: Double) -> [Sample] {
+            guard var filter = arrivals, !samples.isEmpty else { return samples }
+            let perScan = layout.count
+            let stamps = filter.stamps(count: samples.count / perScan, arrival: arrival)
+            arrivals = filter
+            return samples.enumerated().map { index, sample in
+                var sample = sample
+                sample.timestamp = stamps[index / perScan]
+                return sample
+            }
+        }
         let probed = pending.withLock { pending in
             defer { pending = [] }
             return pending
         }
-        output.emit(probed.map { .sample($0) })
+        output.emit(restamped(probed, arrival: probed.last?.timestamp ?? 0).map { .sample($0) })
         var episode = FaultEpisode()
         var failingSince: Double?
         while !stopping.load(ordering: .acquiring) {
             do {
                 // A refill's scans go to the pipeline together: one wake-up, one burst.
-                var scans: [SourceEvent] = []
-                try buffer.refill { scan in scans += decode(scan).map { .sample($0) } }
-                output.emit(scans)
+                var samples: [Sample] = []
+                try buffer.refill { scan in samples += decode(scan) }
+                output.emit(restamped(samples, arrival: BootClock.now()).map { .sample($0) })
                 failingSince = nil
                 if let count = episode.recovered() {
                     logger.notice("buffer of \(device) delivers again after \(count) failed reads")
@@ -268,7 +282,8 @@ final class BufferedReader: DeviceReader {
         }
     }
 
-    /// The samples of one scan, one per sensor, all with the scan's timestamp.
+    /// The samples of one scan, one per sensor, all with the scan's timestamp (without one:
+    /// now, which `run` then filters).
     private func decode(_ scan: UnsafeRawPointer) -> [Sample] {
         let time: Double
         if let timestamp, let clock, let offset = BootClock.offset(fromClockNamed: clock) {

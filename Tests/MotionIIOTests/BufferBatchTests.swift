@@ -29,12 +29,12 @@ extension HotplugTests {
             var afterStop: [String: String]
         }
 
-        /// Reads the 60-scan mpu6050 ramp with `batch` and stops once `scans` scans arrived.
-        func run(batch: Int, scans: Int = Self.scans, fixture: String? = nil) async throws -> Run {
+        /// Reads the 60-scan mpu6050 ramp (or `feed`) with `batch` and stops once `scans` scans arrived.
+        func run(batch: Int, scans: Int = Self.scans, fixture: String? = nil, feed: ScanScript? = nil) async throws -> Run {
             let dir = try Emulation.temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: dir) }
             let script = dir.appendingPathComponent("feed.script")
-            try ScanScript.mpu6050Ramp(count: Self.scans).write(to: script)
+            try (feed ?? ScanScript.mpu6050Ramp(count: Self.scans)).write(to: script)
             let testbed = Testbed()
             try testbed.add(try fixture ?? Emulation.fixtureText("mpu6050.umockdev"))
             try testbed.loadScript("/dev/iio:device0", script.path)
@@ -98,6 +98,32 @@ extension HotplugTests {
             expectRamp(run)
             // The probe's first batch, then one burst of 4 scans × 2 sensors per refill.
             #expect(run.bursts.dropFirst().allSatisfy { $0 == 8 }, "\(run.bursts)")
+        }
+
+        @Test("no timestamp channel, batch 4: a refill's scans are stamped one period apart from their arrival, not all alike",
+              .enabled(if: Testbed.servesThisProcess, "in-process sysfs needs LD_PRELOAD=libumockdev-preload.so.0 on the test process: run `make check`"))
+        func arrivalStampedBatch() async throws {
+            let fixture = try Emulation.fixtureText("mpu6050.umockdev").components(separatedBy: "\n")
+                .filter { !$0.contains("scan_elements/in_timestamp_") }.joined(separator: "\n")
+            var feed = ScanScript()
+            for i in 0..<Self.scans {
+                feed.read(([Int16(i), Int16(-i), Int16(1000 + i)] + [Int16(10 * i), 20, -30]).flatMap(ScanScript.bigEndian), delay: 10)
+            }
+            let run = try await run(batch: 4, fixture: fixture, feed: feed)
+            let accel = run.samples.filter { $0.kind == .accelerometer }
+            #expect(accel.count == Self.scans && run.lost.isEmpty)
+            let times = accel.map(\.timestamp)
+            #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "\(times)")
+            // After the probe's scans: each refill's four one period apart — the 10 ms they
+            // are fed at, as the filter follows it (stamped as they came, all four would be
+            // within microseconds).
+            let probed = (run.bursts.first ?? 0) / 2
+            for start in stride(from: probed, to: accel.count - 3, by: 4) {
+                let refill = times[start..<(start + 4)]
+                let gaps = zip(refill, refill.dropFirst()).map { $1 - $0 }
+                // Equal gaps of about the period (a loaded machine feeds a little slower).
+                #expect(gaps.allSatisfy { abs($0 - gaps[0]) < 1e-9 && $0 > 0.007 && $0 < 0.02 }, "scans \(start)…: \(Array(refill))")
+            }
         }
 
         @Test("batch 1 (the default) leaves the watermark as it was and gives back the buffer length libiio changed",
