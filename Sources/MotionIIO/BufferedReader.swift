@@ -222,14 +222,31 @@ final class BufferedReader: DeviceReader {
     }
 
     private func run() {
-        // Scans without a kernel timestamp: stamped from their arrival, filtered, so jitter is
-        // smoothed and a refill's scans keep their spacing.
-        var arrivals = timestamp == nil || clock == nil ? ArrivalTimestamps(nominalPeriod: period) : nil
+        // Scans without a kernel timestamp are stamped from their arrival, filtered (jitter
+        // smoothed, a refill's scans one period apart). A HID sensor hub that stamps its own
+        // reports makes the kernel ignore current_timestamp_clock: its first scans tell (far
+        // from their arrival), and its stamps are then laid onto the boot clock.
+        var filter = timestamp == nil || clock == nil ? ArrivalTimestamps(nominalPeriod: period) : nil
+        var onDeviceClock = false
+        var undecided = filter == nil && device.context.isLocal && SysfsDirectory(device: device).isHIDSensor
         func restamped(_ samples: [Sample], arrival: Double) -> [Sample] {
-            guard var filter = arrivals, !samples.isEmpty else { return samples }
+            guard let newest = samples.last else { return samples }
+            if undecided {
+                undecided = false
+                let lag = arrival - newest.timestamp
+                if !(-0.05...0.25).contains(lag) {
+                    logger.notice("\(device) stamps its scans on the sensor hub's own clock, \(SysfsNumber.format(lag)) s off the boot clock (HID timestamp usage 0x0529): laying them onto the boot clock",
+                                  metadata: ["device": "\(device.id)"])
+                    filter = ArrivalTimestamps(deviceClockPeriod: period)
+                    onDeviceClock = true
+                }
+            }
+            guard var line = filter else { return samples }
             let perScan = layout.count
-            let stamps = filter.stamps(count: samples.count / perScan, arrival: arrival)
-            arrivals = filter
+            let stamps = onDeviceClock
+                ? line.stamps(deviceTimes: stride(from: 0, to: samples.count, by: perScan).map { samples[$0].timestamp }, arrival: arrival)
+                : line.stamps(count: samples.count / perScan, arrival: arrival)
+            filter = line
             return samples.enumerated().map { index, sample in
                 var sample = sample
                 sample.timestamp = stamps[index / perScan]
@@ -240,7 +257,8 @@ final class BufferedReader: DeviceReader {
             defer { pending = [] }
             return pending
         }
-        output.emit(restamped(probed, arrival: probed.last?.timestamp ?? 0).map { .sample($0) })
+        // The probe's scans came moments ago, while the buffer was set up.
+        output.emit(restamped(probed, arrival: BootClock.now()).map { .sample($0) })
         var episode = FaultEpisode()
         var failingSince: Double?
         while !stopping.load(ordering: .acquiring) {

@@ -34,6 +34,14 @@ struct SysfsDirectory: Sendable {
         access(path, F_OK) == 0
     }
 
+    /// Whether the device is a HID sensor hub's (its real directory lies under a
+    /// `HID-SENSOR-…` platform device): such a hub may stamp its reports on its own clock.
+    var isHIDSensor: Bool {
+        guard let resolved = realpath(path, nil) else { return false }
+        defer { free(resolved) }
+        return String(cString: resolved).contains("/HID-SENSOR-")
+    }
+
     /// Whether a file exists.
     func contains(_ file: String) -> Bool {
         access("\(path)/\(file)", F_OK) == 0

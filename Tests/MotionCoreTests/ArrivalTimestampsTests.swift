@@ -46,7 +46,7 @@ struct ArrivalTimestampsTests {
         let (times, arrivals) = Self.arrivals(count: 2000, period: 0.0205)
         var filter = ArrivalTimestamps(nominalPeriod: 0.02)
         let stamps = arrivals.flatMap { filter.stamps(count: 1, arrival: $0) }
-        #expect(abs(filter.period - 0.0205) < 0.0001, "\(filter.period)")
+        #expect(abs(filter.slope - 0.0205) < 0.0001, "\(filter.slope)")
         #expect(abs(Self.spacingSpread(stamps[1000...]).mean - 0.0205) < 0.0001)
         // Within a few milliseconds of the true times.
         let offsets = zip(stamps[1000...], times[1000...]).map { $0 - $1 }
@@ -77,6 +77,30 @@ struct ArrivalTimestampsTests {
         }
         #expect(zip(stamps, stamps.dropFirst()).allSatisfy { $0 < $1 })
         #expect(zip(stamps.suffix(30), arrivals).allSatisfy { $0 <= $1 + 1e-5 }, "never (more than microseconds) after the arrival")
+    }
+
+    @Test("a hub stamping on its own clock (7.6 s behind the boot clock, 50 ppm fast): laid on the boot clock, spacing kept, never after arrival; a jump of its clock starts afresh")
+    func deviceClock() {
+        let (times, arrivals) = Self.arrivals(count: 2000, period: 0.02, start: 10.3)
+        // The hub's clock: behind by 7.6 s and 50 ppm fast.
+        let hub = times.map { ($0 - 7.6) * 1.00005 }
+        var filter = ArrivalTimestamps(deviceClockPeriod: 0.02)
+        var stamps: [Double] = []
+        for (time, arrival) in zip(hub, arrivals) { stamps += filter.stamps(deviceTimes: [time], arrival: arrival) }
+        #expect(stamps.count == 2000)
+        #expect(zip(stamps, stamps.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(zip(stamps, arrivals).allSatisfy { $0 <= $1 + 1e-9 })
+        let offsets = zip(stamps[500...], times[500...]).map { $0 - $1 }
+        #expect(offsets.allSatisfy { abs($0) < 0.002 }, "on the boot clock within 2 ms: \(offsets.min()!)…\(offsets.max()!)")
+        let spacing = Self.spacingSpread(stamps[500...])
+        #expect(abs(spacing.mean - 0.02) < 1e-5 && spacing.deviation < 1e-4, "the hub's own spacing, not the arrivals' jitter: \(spacing)")
+
+        // A batch of three scans stamped by the hub, arriving together.
+        let batch = filter.stamps(deviceTimes: [hub[1999] + 0.02, hub[1999] + 0.04, hub[1999] + 0.06], arrival: arrivals[1999] + 0.061)
+        #expect(batch.count == 3 && batch[0] > stamps.last! && abs(batch[2] - batch[1] - 0.02) < 1e-4)
+        // The hub's clock jumps back (it restarted): afresh from the arrival.
+        let after = filter.stamps(deviceTimes: [0.5], arrival: arrivals[1999] + 0.1)
+        #expect(after.count == 1 && after[0] > batch[2] && after[0] <= arrivals[1999] + 0.1)
     }
 
     @Test("a pause of 2 s: the stamps start afresh from the arrival after it, still increasing; nothing for an empty refill")
