@@ -13,9 +13,13 @@
 /// samples' positions (their numbers, or their own times), each arrival late by a delay of its
 /// own: the slope is the least-squares fit to the last ``window`` arrivals (the device's real
 /// period; a device's clock is taken at the boot clock's rate), and the line is laid on the
-/// earliest of them (the least delayed: a sample cannot arrive before it was taken). Stamps come from
-/// that line: never after their arrival, always increasing. An arrival more than ten periods
-/// off the line (a pause, a reopened buffer, a hub clock that jumped) starts afresh from it.
+/// earliest of them (the least delayed: a sample cannot arrive before it was taken). Stamps
+/// come from that line, always increasing. Placed by number they are never after their
+/// arrival. Placed by a device's own times, whose spacing is exact, they keep it: when earlier
+/// arrivals show the line lay too late (the first samples came late, a backlog was read at
+/// once), it moves back by at most a tenth of the time that passed, so the spacing shrinks by
+/// at most 10 % and stamps may for a while come after their arrival. An arrival more than ten
+/// periods off the line (a pause, a reopened buffer, a hub clock that jumped) starts afresh.
 public struct ArrivalTimestamps: Sendable {
     /// The period the device was asked for, seconds.
     public let nominalPeriod: Double
@@ -25,19 +29,26 @@ public struct ArrivalTimestamps: Sendable {
     /// device second (device times); the nominal one until ten arrivals were seen.
     public private(set) var slope: Double
     private let slopeRange: ClosedRange<Double>
+    /// Whether positions are a device's own times (exact spacing, kept).
+    private let onDeviceClock: Bool
 
     /// Observed (position, arrival) pairs, oldest first, at most `window`; positions and
     /// arrivals are relative to those of the last fresh start (precision).
     private var observed: [(position: Double, arrival: Double)] = []
     private var origin = (position: 0.0, arrival: 0.0)
+    /// Where the line lies: `target` on the least delayed arrival, `intercept` where it is
+    /// placed (the same, but while a device clock's line moves back).
+    private var target = 0.0
     private var intercept = 0.0
+    /// The newest position placed so far (relative to the origin).
+    private var lastPosition = 0.0
     /// The number the next sample gets (sample numbers).
     private var nextNumber = 0.0
     private var last = -Double.infinity
 
     /// For samples placed by their number, `nominalPeriod` apart.
     public init(nominalPeriod: Double, window: Int = 500) {
-        self.init(nominalPeriod: nominalPeriod, slope: nominalPeriod, range: nominalPeriod / 2...nominalPeriod * 2, window: window)
+        self.init(nominalPeriod: nominalPeriod, slope: nominalPeriod, range: nominalPeriod / 2...nominalPeriod * 2, window: window, onDeviceClock: false)
     }
 
     /// For samples placed by their own timestamps, read every `nominalPeriod` seconds. The
@@ -45,10 +56,11 @@ public struct ArrivalTimestamps: Sendable {
     /// ppm, under a millisecond over the window) is followed by the line's placement; a fitted
     /// rate would be far noisier than that.
     public init(deviceClockPeriod nominalPeriod: Double, window: Int = 500) {
-        self.init(nominalPeriod: nominalPeriod, slope: 1, range: 1...1, window: window)
+        self.init(nominalPeriod: nominalPeriod, slope: 1, range: 1...1, window: window, onDeviceClock: true)
     }
 
-    private init(nominalPeriod: Double, slope: Double, range: ClosedRange<Double>, window: Int) {
+    private init(nominalPeriod: Double, slope: Double, range: ClosedRange<Double>, window: Int, onDeviceClock: Bool) {
+        self.onDeviceClock = onDeviceClock
         precondition(nominalPeriod > 0 && window >= 2)
         self.nominalPeriod = nominalPeriod
         self.window = window
@@ -74,15 +86,21 @@ public struct ArrivalTimestamps: Sendable {
     /// The stamps of samples at `positions` (oldest first), the newest arriving at `arrival`.
     private mutating func place(_ positions: [Double], arrival: Double) -> [Double] {
         let oldest = positions.first!, newest = positions.last!
-        if observed.isEmpty || abs(arrival - origin.arrival - line(at: newest - origin.position)) > 10 * nominalPeriod {
+        let fresh = observed.isEmpty || abs(arrival - origin.arrival - (target + slope * (newest - origin.position))) > 10 * nominalPeriod
+        if fresh {
             // Fresh start: the newest sample taken at its arrival, the others before it.
             observed = []
             origin = (oldest, arrival - (newest - oldest) * slope)
         }
+        let placed = intercept
         observed.append((newest - origin.position, arrival - origin.arrival))
         if observed.count > window { observed.removeFirst(observed.count - window) }
         fit()
-        // The line lies on or under every arrival it was fitted to, the newest included.
+        intercept = onDeviceClock && !fresh && target < placed
+            ? max(target, placed - 0.1 * slope * max(newest - origin.position - lastPosition, 0)) : target
+        lastPosition = newest - origin.position
+        // The line lies on or under every arrival it was fitted to, the newest included (but
+        // for a device clock's line while it moves back).
         var stamps = positions.map { origin.arrival + line(at: $0 - origin.position) }
         if stamps[0] <= last {
             // Increasing: compressed into the time between the previous stamp and these.
@@ -99,8 +117,8 @@ public struct ArrivalTimestamps: Sendable {
         intercept + slope * position
     }
 
-    /// The slope (least squares, once ten arrivals are in) and the intercept laid on the
-    /// earliest arrival.
+    /// The slope (least squares, once ten arrivals are in) and the target laid on the earliest
+    /// arrival.
     private mutating func fit() {
         if observed.count >= 10 {
             let n = Double(observed.count)
@@ -113,6 +131,6 @@ public struct ArrivalTimestamps: Sendable {
             }
             if sxx > 0 { slope = min(max(sxy / sxx, slopeRange.lowerBound), slopeRange.upperBound) }
         }
-        intercept = observed.map { $0.arrival - slope * $0.position }.min() ?? 0
+        target = observed.map { $0.arrival - slope * $0.position }.min() ?? 0
     }
 }

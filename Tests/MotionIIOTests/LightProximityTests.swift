@@ -189,9 +189,12 @@ struct LightBufferTests {
         }
         let after = Emulation.bootTime()
         #expect(values.map(\.1) == raws.map { Double($0) * 0.1 })
+        // On the boot clock (a stamp may lead its arrival a little while the line settles,
+        // docs/SENSORS.md), and the hub's 100 ms spacing kept within 10 %.
         let times = values.map(\.0)
-        #expect(times.allSatisfy { $0 >= before && $0 <= after } && zip(times, times.dropFirst()).allSatisfy { $0 < $1 },
-                "on the boot clock (\(before)…\(after)), increasing: \(times)")
+        let gaps = zip(times, times.dropFirst()).map { $1 - $0 }
+        #expect(times.allSatisfy { $0 >= before && $0 <= after + 0.5 } && gaps.allSatisfy { $0 > 0.09 - 1e-9 && $0 < 0.1 + 1e-9 },
+                "on the boot clock (\(before)…\(after)): \(times)")
         #expect(daemon.process.stderr.contains("stamps its scans on the sensor hub's own clock"), "\(daemon.process.stderr)")
         let state = try await Self.light(client)
         #expect(state["mode"] as? String == "buffered", "\(state)")
