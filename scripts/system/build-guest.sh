@@ -1,0 +1,106 @@
+#!/bin/sh
+# Builds (once) what the system test tier boots: Debian's own kernel, unpacked from its .deb and
+# never installed, and a Debian root file system with systemd as PID 1, packed as an uncompressed
+# initramfs (newc cpio) that the kernel unpacks into its tmpfs rootfs (rdinit=/sbin/init).
+# Everything is cached under $MOTIOND_SYSTEM_CACHE (default ~/.cache/motiond-system), keyed by the
+# kernel package and a hash of the package list and this script, so a second run only boots.
+#
+# Usage: scripts/system/build-guest.sh [BINARY...]
+#   BINARY: programs the guest must be able to run (motiond, motionctl); the Debian packages that
+#   own the libraries `ldd` lists for them are added to the root.
+# Prints three lines on stdout: KVER=…, VMLINUZ=…, ROOTCPIO=… (everything else goes to stderr).
+set -eu
+cache=${MOTIOND_SYSTEM_CACHE:-$HOME/.cache/motiond-system}
+mirror=${MOTIOND_SYSTEM_MIRROR:-http://deb.debian.org/debian}
+suite=${MOTIOND_SYSTEM_SUITE:-bookworm}
+here=$(cd "$(dirname "$0")" && pwd)
+log() { echo "build-guest: $*" >&2; }
+
+need() { # command package
+    command -v "$1" >/dev/null 2>&1 && return 0
+    log "installing $2"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$2" >&2
+}
+need mmdebstrap mmdebstrap
+need cpio cpio
+need depmod kmod
+
+# ---- kernel ------------------------------------------------------------------------------
+kpkg=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
+[ -n "$kpkg" ] || { log "apt-cache depends linux-image-amd64 names no kernel package"; exit 1; }
+kver=${kpkg#linux-image-}
+kdir=$cache/kernel-$kver
+if [ ! -f "$kdir/unpacked/boot/vmlinuz-$kver" ]; then
+    log "downloading and unpacking $kpkg"
+    rm -rf "$kdir"; mkdir -p "$kdir"
+    (cd "$kdir" && apt-get download "$kpkg" >&2 2>/dev/null || apt-get download "$kpkg" >&2)
+    dpkg-deb -x "$kdir"/"$kpkg"_*.deb "$kdir/unpacked.tmp"
+    mv "$kdir/unpacked.tmp" "$kdir/unpacked"
+fi
+vmlinuz=$kdir/unpacked/boot/vmlinuz-$kver
+
+# ---- packages ----------------------------------------------------------------------------
+pkgs="systemd systemd-sysv udev dbus kmod libiio0 libudev1 libsystemd0"
+for bin in "$@"; do
+    for lib in $(ldd "$bin" | awk '$3 ~ /^\// {print $3} $1 ~ /^\// {print $1}'); do
+        real=$(readlink -f "$lib")
+        owner=$(dpkg -S "$lib" 2>/dev/null || dpkg -S "$real" 2>/dev/null || dpkg -S "/usr$lib" 2>/dev/null || true)
+        owner=${owner%%:*}
+        [ -n "$owner" ] || { log "no package owns $lib (needed by $bin)"; exit 1; }
+        pkgs="$pkgs $owner"
+    done
+done
+pkgs=$(printf '%s\n' $pkgs | sort -u | tr '\n' ' ')
+# Bump when the way the root is made changes (the key then names a new cached root).
+layout=1
+key=$(printf '%s\n' "$layout" "$suite" "$kver" "$pkgs" | sha256sum | cut -c1-16)
+rdir=$cache/root-$suite-$kver-$key
+if [ ! -f "$rdir/root.cpio" ]; then
+    log "building the guest root ($suite, packages: $pkgs)"
+    rm -rf "$rdir"; mkdir -p "$rdir"
+    tree=$rdir/tree
+    # No documentation, manual pages or locales: the root lives in the guest's RAM.
+    mmdebstrap --variant=minbase --include="$(echo $pkgs | tr ' ' ',')" \
+        --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
+        --dpkgopt='path-include=/usr/share/doc/*/copyright' --dpkgopt='path-exclude=/usr/share/locale/*' \
+        --dpkgopt='path-exclude=/usr/share/info/*' \
+        "$suite" "$tree" "$mirror" >&2
+    # The kernel's modules that the HID sensor hub, IIO and the boot need (the whole tree is
+    # 390 MB): everything under drivers/hid, drivers/iio, plus what they depend on; depmod gives
+    # udev the aliases, so modprobe loads hid-sensor-* when the uhid device appears.
+    msrc=$kdir/unpacked/lib/modules/$kver
+    mdst=$tree/usr/lib/modules/$kver
+    mkdir -p "$mdst"
+    cp "$msrc"/modules.order "$msrc"/modules.builtin "$msrc"/modules.builtin.modinfo "$mdst"/
+    list=$(cd "$msrc" && find kernel/drivers/hid kernel/drivers/iio -name '*.ko*')
+    while [ -n "$list" ]; do
+        next=""
+        for m in $list; do
+            [ -e "$mdst/$m" ] && continue
+            mkdir -p "$mdst/$(dirname "$m")"; cp "$msrc/$m" "$mdst/$m"
+            for d in $(modinfo -F depends "$msrc/$m" | tr ',' ' '); do
+                f=$(cd "$msrc" && find kernel -name "$d.ko*" -o -name "$(echo "$d" | tr _ -).ko*" | head -1)
+                [ -n "$f" ] && next="$next $f"
+            done
+        done
+        list=$next
+    done
+    depmod -b "$tree" "$kver"
+    # systemd as PID 1 straight from the initramfs: the kernel needs /dev/console for init's stdio.
+    rm -f "$tree/dev/console"; mknod -m 600 "$tree/dev/console" c 5 1
+    echo motiond-guest > "$tree/etc/hostname"
+    : > "$tree/etc/fstab"
+    # Nothing that waits for a terminal, the network or the clock; no timers during a test.
+    for u in serial-getty@ttyS0.service getty@tty1.service apt-daily.timer apt-daily-upgrade.timer \
+             e2scrub_all.timer fstrim.timer systemd-timesyncd.service man-db.timer; do
+        ln -sf /dev/null "$tree/etc/systemd/system/$u"
+    done
+    # A root without a password, to look around when booting it by hand.
+    chroot "$tree" passwd -d root >/dev/null 2>&1 || true
+    (cd "$tree" && find . -xdev | LC_ALL=C sort | cpio -o -H newc --quiet) > "$rdir/root.cpio.tmp"
+    mv "$rdir/root.cpio.tmp" "$rdir/root.cpio"
+    log "guest root: $(du -sh "$tree" | cut -f1) tree, $(du -h "$rdir/root.cpio" | cut -f1) cpio"
+fi
+echo "KVER=$kver"
+echo "VMLINUZ=$vmlinuz"
+echo "ROOTCPIO=$rdir/root.cpio"
