@@ -20,7 +20,7 @@ SWIFTFLAGS  ?=
 RELEASEFLAGS ?= --static-swift-stdlib
 DEMO_SECONDS ?= 20
 
-.PHONY: all build demo check check-tsan check-asan test deps test-deps install install-data install-sensor-proxy uninstall-sensor-proxy uninstall clean accuracy bench bench-daemon bench-client bench-power
+.PHONY: all build demo check check-system check-tsan check-asan test deps test-deps install install-data install-sensor-proxy uninstall-sensor-proxy uninstall clean accuracy bench bench-daemon bench-client bench-power
 
 all: build
 
@@ -59,6 +59,13 @@ check: test-deps
 	$(MAKE) check-fuzz FUZZ_CHECK_SECONDS=0
 
 test: check
+
+# The system tier (scripts/system/check-system.sh): Debian's kernel and a Debian root with
+# systemd as PID 1 in QEMU (TCG), the project installed by make install, a uhid HID sensor hub
+# for real IIO devices; udev starts motiond and the guest checks it. Caches under
+# ~/.cache/motiond-system (first run ~ downloads and a root build; then only the boot).
+check-system:
+	@scripts/system/check-system.sh
 
 # The daemon, socket and client tests under ThreadSanitizer and AddressSanitizer: the test
 # process and every motiond it starts are built with the sanitizer (their own build directory),

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs the Debian packages motiond needs to build, run and test, when any is missing.
-# Usage: scripts/install-deps.sh [build|test|bench]   (test adds the emulation tools; bench adds
-# what make bench-power drives: umockdev, iio-sensor-proxy with its private D-Bus system bus)
+# Usage: scripts/install-deps.sh [build|test|bench|system]   (test adds the emulation tools; bench
+# adds what make bench-power drives: umockdev, iio-sensor-proxy with its private D-Bus system bus;
+# system adds what make check-system needs: QEMU, mmdebstrap, cpio, a static C toolchain)
 set -eu
 want="pkg-config libiio-dev libiio-utils libsystemd-dev libudev-dev"
 # dbus-daemon is its own package from Debian 12 on; before, it is in dbus.
@@ -16,6 +17,9 @@ if [ "${1:-build}" = test ]; then
     # The D-Bus face's tests: a private system bus, busctl/gdbus, python-dbusmock's polkit,
     # and iio-sensor-proxy (its monitor-sensor client, and itself side by side).
     want="$want $bus libglib2.0-bin python3-dbusmock iio-sensor-proxy coreutils"
+fi
+if [ "${1:-build}" = system ]; then
+    want="$want qemu-system-x86 mmdebstrap cpio gcc libc6-dev kmod coreutils"
 fi
 if [ "${1:-build}" = bench ]; then
     # iio-sensor-proxy brings monitor-sensor (the benchmark's client for it); stdbuf is coreutils.

@@ -1,0 +1,125 @@
+#!/bin/sh
+# motiond's system tests, run inside the QEMU guest by motiond-system-test.service after boot
+# (systemd as PID 1, the project installed by `make install`). Starts the uhid sensor hub, checks
+# what the kernel, udev, systemd and motiond make of it and prints one line per check on the
+# serial console: `SYSTEM-TEST name PASS|FAIL detail`, then `SYSTEM-TEST-END`, and powers off.
+exec >/dev/ttyS0 2>&1
+here=$(dirname "$0")
+failed=0
+result() { # name PASS|FAIL detail...
+    n=$1; r=$2; shift 2
+    echo "SYSTEM-TEST $n $r $*"
+    [ "$r" = PASS ] || failed=1
+}
+diag() { echo "DIAG: $*"; }
+wait_for() { # seconds command...: retries the command every 0.5 s
+    t=$(( $1 * 2 )); shift
+    while [ $t -gt 0 ]; do "$@" && return 0; sleep 0.5; t=$((t - 1)); done
+    return 1
+}
+iio_by_name() { for d in /sys/bus/iio/devices/iio:device*; do [ "$(cat "$d/name" 2>/dev/null)" = "$1" ] && echo "$d" && return 0; done; return 1; }
+have_all() { iio_by_name accel_3d >/dev/null && iio_by_name gyro_3d >/dev/null && iio_by_name magn_3d >/dev/null; }
+feed() { echo "$*" >&3; }
+
+echo "SYSTEM-TEST-BEGIN kernel $(uname -r), $(systemctl --version | head -1), uptime $(cut -d' ' -f1 /proc/uptime) s"
+modprobe uhid
+mkfifo /run/uhid-hub.cmd
+"$here/uhid-hub" /run/uhid-hub.cmd 2>/run/uhid-hub.log &
+feeder=$!
+exec 3>/run/uhid-hub.cmd
+
+# (a) the hub's three IIO devices appear (hid-sensor-hub and the drivers loaded by udev).
+if wait_for 60 have_all; then
+    result iio-devices PASS "$(for d in /sys/bus/iio/devices/iio:device*; do printf '%s=%s ' "${d##*/}" "$(cat $d/name)"; done)"
+else
+    result iio-devices FAIL "after 60 s: $(cat /sys/bus/iio/devices/*/name 2>/dev/null | tr '\n' ' ') modules: $(lsmod 2>/dev/null | awk 'NR>1{print $1}' | grep -E 'hid|iio' | tr '\n' ' ')"
+    diag "feeder log:"; cat /run/uhid-hub.log; diag "dmesg:"; dmesg | tail -30
+fi
+accel=$(iio_by_name accel_3d); accel=${accel##*/}
+
+# (b) udev's rule started motiond.service (nothing else wants it: the unit is not enabled and no
+#     client has connected), and it runs as the user systemd-sysusers created.
+udevadm settle -t 30
+wants=$(udevadm info -q property -p /sys/bus/iio/devices/$accel 2>/dev/null | grep -E '^(SYSTEMD_WANTS|MOTIOND_SENSOR)=' | tr '\n' ' ')
+enabled=$(systemctl is-enabled motiond.service 2>&1)
+if wait_for 60 systemctl -q is-active motiond.service; then
+    pid=$(systemctl show -p MainPID --value motiond.service)
+    user=$(awk '/^Uid:/{print $2}' /proc/$pid/status)
+    pwent=$(getent passwd motiond)
+    if [ "$user" = "$(id -u motiond 2>/dev/null)" ] && echo "$wants" | grep -q 'SYSTEMD_WANTS=motiond.service'; then
+        result udev-started-service PASS "active, pid $pid uid $user ($pwent), enabled: $enabled; $wants"
+    else
+        result udev-started-service FAIL "active, pid $pid uid $user, passwd: '$pwent', enabled: $enabled; udev: $wants"
+    fi
+else
+    result udev-started-service FAIL "motiond.service $(systemctl is-active motiond.service) after 60 s; enabled: $enabled; udev: $wants"
+fi
+
+# The rule's permissions on the real device node and sysfs attributes.
+node=$(stat -c '%G %a' /dev/$accel 2>&1)
+attr=$(stat -c '%G %a' /sys/bus/iio/devices/$accel/in_accel_sampling_frequency 2>&1)
+if [ "$node" = "motiond 660" ] && [ "${attr%% *}" = motiond ]; then
+    result device-permissions PASS "/dev/$accel $node, in_accel_sampling_frequency $attr"
+else
+    result device-permissions FAIL "/dev/$accel: $node, in_accel_sampling_frequency: $attr"
+fi
+
+# (c) a client's subscription makes motiond read the accelerometer through the kernel buffer.
+motionctl monitor --wait 10 --duration 12 accelerometer >/run/monitor-accel.log 2>&1 &
+mon=$!
+line=""
+check_buffered() { line=$(motionctl status 2>&1 | grep -E '^ +accelerometer'); echo "$line" | grep -q buffered; }
+if wait_for 20 check_buffered; then
+    result accelerometer-buffered PASS "$(echo $line)"
+else
+    result accelerometer-buffered FAIL "status: $(echo $line)"
+    motionctl status 2>&1
+fi
+wait_for 10 sh -c 'grep -c accelerometer /run/monitor-accel.log | grep -qv "^[01]$"'
+sample=$(grep accelerometer /run/monitor-accel.log | tail -1)
+# The feeder's pose: lying flat screen up (the hub reports z = -9.81 m/s^2), i.e. z = -1 G.
+if echo "$sample" | awk '{for(i=1;i<=NF;i++){if($i=="x=")x=$(i+1);if($i=="y=")y=$(i+1);if($i=="z=")z=$(i+1)}} END{exit !(x*x<0.0025 && y*y<0.0025 && z>-1.05 && z<-0.95)}'; then
+    result accelerometer-values PASS "$(echo $sample) ($(grep -c accelerometer /run/monitor-accel.log) samples in the first seconds)"
+else
+    result accelerometer-values FAIL "last sample: '$(echo $sample)'; monitor: $(head -c 600 /run/monitor-accel.log)"
+fi
+freq=$(cat /sys/bus/iio/devices/$accel/in_accel_sampling_frequency 2>&1)
+diag "accel_3d in_accel_sampling_frequency $freq, buffer/enable $(cat /sys/bus/iio/devices/$accel/buffer/enable 2>&1), trigger $(cat /sys/bus/iio/devices/$accel/trigger/current_trigger 2>&1), hub: $(grep 'report 1:' /run/uhid-hub.log | tail -1)"
+wait $mon 2>/dev/null
+
+# (d) motiond's own lines are in the journal under its unit.
+pid=$(systemctl show -p MainPID --value motiond.service)
+n=$(journalctl -q -o cat _SYSTEMD_UNIT=motiond.service _PID=$pid 2>/dev/null | wc -l)
+if [ "$n" -gt 0 ]; then
+    result journal PASS "$n lines from motiond (pid $pid), first: $(journalctl -q -o cat _SYSTEMD_UNIT=motiond.service _PID=$pid | head -1)"
+else
+    result journal FAIL "no journal lines from pid $pid; journalctl -u motiond: $(journalctl -q -u motiond.service -o cat | tail -5 | tr '\n' '|')"
+fi
+
+# (e) turning the device: flat screen up, then upright (portrait), then on its side (landscape);
+#     the orientation motiond reports follows, in this order.
+motionctl monitor --wait 10 --duration 60 orientation >/run/monitor-orientation.log 2>&1 &
+mon=$!
+seen() { awk '{print $NF}' /run/monitor-orientation.log | tr '\n' ' '; }
+wait_for 15 grep -q faceUp /run/monitor-orientation.log
+feed accel 0 -9.80665 0
+wait_for 20 grep -qw portrait /run/monitor-orientation.log
+feed accel -9.80665 0 0
+wait_for 20 grep -q landscape /run/monitor-orientation.log
+order=$(seen)
+if echo " $order" | grep -qE ' faceUp .*portrait .*landscape(Left|Right)'; then
+    result orientation-landscape PASS "reported: $order"
+else
+    result orientation-landscape FAIL "expected faceUp, portrait, landscape in order; reported: '$order' $(grep -v orientation /run/monitor-orientation.log | head -c 300)"
+fi
+kill $mon 2>/dev/null; wait $mon 2>/dev/null
+
+if [ $failed -ne 0 ]; then
+    diag "systemctl status motiond:"; systemctl status --no-pager -l motiond.service
+    diag "journalctl -u motiond (tail):"; journalctl --no-pager -q -u motiond.service -n 60
+    diag "feeder log (tail):"; tail -20 /run/uhid-hub.log
+fi
+echo "quit" >&3; exec 3>&-
+wait $feeder 2>/dev/null
+echo "SYSTEM-TEST-END uptime $(cut -d' ' -f1 /proc/uptime) s"
+systemctl poweroff

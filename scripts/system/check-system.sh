@@ -1,0 +1,74 @@
+#!/bin/sh
+# make check-system: motiond on a real Debian system in QEMU (TCG). Debian's own kernel boots a
+# Debian root with systemd as PID 1 (scripts/system/build-guest.sh, cached under
+# ~/.cache/motiond-system), the project installed into it by its own `make install DESTDIR=…
+# PREFIX=/usr`; a uhid HID sensor hub (Tests/System/uhid-hub.c) makes the kernel's hid-sensor
+# drivers create real IIO devices, udev's rule starts motiond.service, and
+# Tests/System/run-tests.sh checks the result from inside and prints SYSTEM-TEST lines on the
+# serial console. Exit status: 0 when every check passed, 1 on a failure or a missing result.
+#
+# Environment: MOTIOND_SYSTEM_TIMEOUT (seconds for the whole boot, default 600),
+# MOTIOND_SYSTEM_SMP (virtual CPUs, default 2), MOTIOND_SYSTEM_VERBOSE=1 (the whole console
+# instead of the SYSTEM-TEST lines), MOTIOND_SYSTEM_KEEP=1 (keep the run directory).
+set -eu
+cd "$(dirname "$0")/../.."
+timeout_s=${MOTIOND_SYSTEM_TIMEOUT:-600}
+smp=${MOTIOND_SYSTEM_SMP:-2}
+cache=${MOTIOND_SYSTEM_CACHE:-$HOME/.cache/motiond-system}
+export MOTIOND_SYSTEM_CACHE=$cache
+
+scripts/install-deps.sh system
+make -s build >&2
+
+run=$(mktemp -d "${TMPDIR:-/tmp}/motiond-system.XXXXXX")
+[ "${MOTIOND_SYSTEM_KEEP:-0}" = 1 ] || trap 'rm -rf "$run"' EXIT
+echo "check-system: run directory $run" >&2
+
+guest=$(scripts/system/build-guest.sh .build/release/motiond .build/release/motionctl)
+vmlinuz=$(echo "$guest" | sed -n 's/^VMLINUZ=//p')
+rootcpio=$(echo "$guest" | sed -n 's/^ROOTCPIO=//p')
+
+# The project, installed the way a package would: make install into a staging root that becomes
+# a second initramfs archive the kernel unpacks over the cached root.
+umask 022
+stage=$run/stage
+mkdir -p "$stage"
+make -s install DESTDIR="$stage" PREFIX=/usr >&2
+mkdir -p "$stage/opt/motiond-system-test" "$stage/etc/systemd/system/multi-user.target.wants"
+cc -static -O2 -Wall -o "$stage/opt/motiond-system-test/uhid-hub" Tests/System/uhid-hub.c -lm
+install -m755 Tests/System/run-tests.sh "$stage/opt/motiond-system-test/run-tests.sh"
+install -m644 Tests/System/motiond-system-test.service "$stage/etc/systemd/system/"
+ln -s ../motiond-system-test.service "$stage/etc/systemd/system/multi-user.target.wants/"
+chmod 755 "$stage"
+(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) > "$run/project.cpio"
+cat "$rootcpio" "$run/project.cpio" > "$run/initrd.cpio"
+
+quiet="quiet"
+[ "${MOTIOND_SYSTEM_VERBOSE:-0}" = 1 ] && quiet=""
+echo "check-system: booting $(basename "$vmlinuz") with systemd (TCG, $smp CPUs, timeout ${timeout_s} s)" >&2
+start=$(date +%s)
+set +e
+timeout "$timeout_s" qemu-system-x86_64 -accel tcg -smp "$smp" -m 2048 -nographic -no-reboot \
+    -kernel "$vmlinuz" -initrd "$run/initrd.cpio" \
+    -append "console=ttyS0 panic=-1 rdinit=/sbin/init $quiet" </dev/null 2>&1 |
+    tr -d '\r' | tee "$run/console.log" |
+    if [ "${MOTIOND_SYSTEM_VERBOSE:-0}" = 1 ]; then cat; else grep --line-buffered -E '^(SYSTEM-TEST|DIAG)'; fi
+set -e
+echo "check-system: guest ran $(( $(date +%s) - start )) s" >&2
+
+passed=$(grep -c '^SYSTEM-TEST [^ ]* PASS' "$run/console.log" || true)
+failed=$(grep -c '^SYSTEM-TEST [^ ]* FAIL' "$run/console.log" || true)
+status=0
+if ! grep -q '^SYSTEM-TEST-END' "$run/console.log"; then
+    echo "check-system: the guest did not finish its tests (timeout or crash); console tail:" >&2
+    tail -40 "$run/console.log" >&2
+    failed=$((failed + 1)); status=1
+fi
+# Every check the runner knows must have reported.
+for name in iio-devices udev-started-service device-permissions accelerometer-buffered accelerometer-values journal orientation-landscape; do
+    grep -q "^SYSTEM-TEST $name " "$run/console.log" || { echo "check-system: no result for $name" >&2; failed=$((failed + 1)); status=1; }
+done
+[ "$failed" -eq 0 ] || status=1
+[ "$status" -eq 0 ] || { echo "check-system: console log kept in $run/console.log" >&2; trap - EXIT; }
+echo "$passed passed, $failed failed"
+exit $status
