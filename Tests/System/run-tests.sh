@@ -46,10 +46,13 @@ if wait_for 60 systemctl -q is-active motiond.service; then
     pid=$(systemctl show -p MainPID --value motiond.service)
     user=$(awk '/^Uid:/{print $2}' /proc/$pid/status)
     pwent=$(getent passwd motiond)
-    if [ "$user" = "$(id -u motiond 2>/dev/null)" ] && echo "$wants" | grep -q 'SYSTEMD_WANTS=motiond.service'; then
-        result udev-started-service PASS "active, pid $pid uid $user ($pwent), enabled: $enabled; $wants"
+    # systemd records the device units whose SYSTEMD_WANTS pulled the service in.
+    wantedby=$(systemctl show -p WantedBy --value motiond.service)
+    if [ "$user" = "$(id -u motiond 2>/dev/null)" ] && echo "$wants" | grep -q 'SYSTEMD_WANTS=motiond.service' &&
+       echo "$wantedby" | grep -q 'iio.*\.device'; then
+        result udev-started-service PASS "active, pid $pid uid $user ($pwent), enabled: $enabled; $wants; WantedBy: $wantedby"
     else
-        result udev-started-service FAIL "active, pid $pid uid $user, passwd: '$pwent', enabled: $enabled; udev: $wants"
+        result udev-started-service FAIL "active, pid $pid uid $user, passwd: '$pwent', enabled: $enabled; udev: $wants; WantedBy: '$wantedby'"
     fi
 else
     result udev-started-service FAIL "motiond.service $(systemctl is-active motiond.service) after 60 s; enabled: $enabled; udev: $wants"
@@ -113,6 +116,34 @@ else
     result orientation-landscape FAIL "expected faceUp, portrait, landscape in order; reported: '$order' $(grep -v orientation /run/monitor-orientation.log | head -c 300)"
 fi
 kill $mon 2>/dev/null; wait $mon 2>/dev/null
+
+# (f) unplugging the hub: udev's remove events reach motiond, which marks the accelerometer
+#     unavailable and keeps running; plugged in again, a client gets samples from the new device.
+feed unplug
+gone() { ! iio_by_name accel_3d >/dev/null; }
+unavail() { line=$(motionctl status 2>&1 | grep -E '^ +accelerometer'); echo "$line" | grep -q unavailable; }
+if wait_for 15 gone && wait_for 15 unavail && systemctl -q is-active motiond.service; then
+    result unplug PASS "$(echo $line)"
+else
+    result unplug FAIL "iio: $(cat /sys/bus/iio/devices/*/name 2>/dev/null | tr '\n' ' '); motiond $(systemctl is-active motiond.service); status: $(echo $line)"
+fi
+feed replug
+wait_for 30 have_all
+motionctl monitor --wait 10 --duration 8 accelerometer >/run/monitor-replug.log 2>&1 &
+mon=$!
+if wait_for 20 check_buffered && wait_for 10 sh -c 'grep -c accelerometer /run/monitor-replug.log | grep -qv "^[01]$"'; then
+    result replug PASS "$(echo $line); $(grep -c accelerometer /run/monitor-replug.log) samples; now $(iio_by_name accel_3d)"
+else
+    result replug FAIL "status: $(echo $line); monitor: $(head -c 400 /run/monitor-replug.log)"
+fi
+kill $mon 2>/dev/null; wait $mon 2>/dev/null
+
+# Kernel command line motiond.test.verbose=1: the daemon's journal and unit state, always.
+if grep -q 'motiond.test.verbose=1' /proc/cmdline; then
+    diag "systemctl status motiond:"; systemctl status --no-pager -l motiond.service
+    diag "journalctl -u motiond:"; journalctl --no-pager -q -o short-monotonic -u motiond.service
+    diag "kernel:"; dmesg | grep -i -E 'hid|iio|uhid' | tail -30
+fi
 
 if [ $failed -ne 0 ]; then
     diag "systemctl status motiond:"; systemctl status --no-pager -l motiond.service

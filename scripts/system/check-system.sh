@@ -9,7 +9,7 @@
 #
 # Environment: MOTIOND_SYSTEM_TIMEOUT (seconds for the whole boot, default 600),
 # MOTIOND_SYSTEM_SMP (virtual CPUs, default 2), MOTIOND_SYSTEM_VERBOSE=1 (the whole console
-# instead of the SYSTEM-TEST lines), MOTIOND_SYSTEM_KEEP=1 (keep the run directory).
+# instead of the SYSTEM-TEST lines, and the guest prints motiond's journal), MOTIOND_SYSTEM_KEEP=1 (keep the run directory).
 set -eu
 cd "$(dirname "$0")/../.."
 timeout_s=${MOTIOND_SYSTEM_TIMEOUT:-600}
@@ -44,7 +44,7 @@ chmod 755 "$stage"
 cat "$rootcpio" "$run/project.cpio" > "$run/initrd.cpio"
 
 quiet="quiet"
-[ "${MOTIOND_SYSTEM_VERBOSE:-0}" = 1 ] && quiet=""
+[ "${MOTIOND_SYSTEM_VERBOSE:-0}" = 1 ] && quiet="motiond.test.verbose=1"
 echo "check-system: booting $(basename "$vmlinuz") with systemd (TCG, $smp CPUs, timeout ${timeout_s} s)" >&2
 start=$(date +%s)
 set +e
@@ -65,7 +65,7 @@ if ! grep -q '^SYSTEM-TEST-END' "$run/console.log"; then
     failed=$((failed + 1)); status=1
 fi
 # Every check the runner knows must have reported.
-for name in iio-devices udev-started-service device-permissions accelerometer-buffered accelerometer-values journal orientation-landscape; do
+for name in iio-devices udev-started-service device-permissions accelerometer-buffered accelerometer-values journal orientation-landscape unplug replug; do
     grep -q "^SYSTEM-TEST $name " "$run/console.log" || { echo "check-system: no result for $name" >&2; failed=$((failed + 1)); status=1; }
 done
 [ "$failed" -eq 0 ] || status=1
