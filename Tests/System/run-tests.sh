@@ -80,14 +80,17 @@ else
 fi
 wait_for 10 sh -c 'grep -c accelerometer /run/monitor-accel.log | grep -qv "^[01]$"'
 sample=$(grep accelerometer /run/monitor-accel.log | tail -1)
+now=$(cut -d' ' -f1 /proc/uptime)
 # The feeder's pose: lying flat screen up (the hub reports z = -9.81 m/s^2), i.e. z = -1 G.
-if echo "$sample" | awk '{for(i=1;i<=NF;i++){if($i=="x=")x=$(i+1);if($i=="y=")y=$(i+1);if($i=="z=")z=$(i+1)}} END{exit !(x*x<0.0025 && y*y<0.0025 && z>-1.05 && z<-0.95)}'; then
-    result accelerometer-values PASS "$(echo $sample) ($(grep -c accelerometer /run/monitor-accel.log) samples in the first seconds)"
+if echo "$sample" | awk '{for(i=1;i<=NF;i++){if($i=="x=")x=$(i+1);if($i=="y=")y=$(i+1);if($i=="z=")z=$(i+1)}} END{exit !(x*x<0.0025 && y*y<0.0025 && z>-1.05 && z<-0.95)}' &&
+   # Timestamps are seconds since boot (the kernel's, with current_timestamp_clock boottime).
+   echo "$sample $now" | awk '{d=$NF-$1; exit !(d>=0 && d<5)}'; then
+    result accelerometer-values PASS "$(echo $sample) at uptime $now ($(grep -c accelerometer /run/monitor-accel.log) samples in the first seconds)"
 else
-    result accelerometer-values FAIL "last sample: '$(echo $sample)'; monitor: $(head -c 600 /run/monitor-accel.log)"
+    result accelerometer-values FAIL "last sample: '$(echo $sample)' at uptime $now; monitor: $(head -c 600 /run/monitor-accel.log)"
 fi
 freq=$(cat /sys/bus/iio/devices/$accel/in_accel_sampling_frequency 2>&1)
-diag "accel_3d in_accel_sampling_frequency $freq, buffer/enable $(cat /sys/bus/iio/devices/$accel/buffer/enable 2>&1), trigger $(cat /sys/bus/iio/devices/$accel/trigger/current_trigger 2>&1), hub: $(grep 'report 1:' /run/uhid-hub.log | tail -1)"
+diag "accel_3d in_accel_sampling_frequency $freq, current_timestamp_clock $(cat /sys/bus/iio/devices/$accel/current_timestamp_clock 2>&1), buffer/enable $(cat /sys/bus/iio/devices/$accel/buffer/enable 2>&1), trigger $(cat /sys/bus/iio/devices/$accel/trigger/current_trigger 2>&1), hub: $(grep 'report 1:' /run/uhid-hub.log | tail -1)"
 wait $mon 2>/dev/null
 
 # (d) motiond's own lines are in the journal under its unit.
