@@ -67,6 +67,14 @@ else
     result device-permissions FAIL "/dev/$accel: $node, in_accel_sampling_frequency: $attr"
 fi
 
+# The rule's RUN (chgrp/chmod of the sysfs attributes) ran on the real devices without errors.
+udeverr=$(journalctl -q -o cat -u systemd-udevd.service | grep -i -E 'motiond|failed with exit|error' | head -5)
+if [ -z "$udeverr" ]; then
+    result udev-rule-run PASS "no errors from systemd-udevd ($(journalctl -q -u systemd-udevd.service | wc -l) journal lines)"
+else
+    result udev-rule-run FAIL "$(echo "$udeverr" | tr '\n' '|')"
+fi
+
 # (c) a client's subscription makes motiond read the accelerometer through the kernel buffer.
 motionctl monitor --wait 10 --duration 12 accelerometer >/run/monitor-accel.log 2>&1 &
 mon=$!
@@ -146,11 +154,13 @@ if grep -q 'motiond.test.verbose=1' /proc/cmdline; then
     diag "systemctl status motiond:"; systemctl status --no-pager -l motiond.service
     diag "journalctl -u motiond:"; journalctl --no-pager -q -o short-monotonic -u motiond.service
     diag "kernel:"; dmesg | grep -i -E 'hid|iio|uhid' | tail -30
+    diag "systemd-udevd:"; journalctl --no-pager -q -o cat -u systemd-udevd.service | tail -30
 fi
 
 if [ $failed -ne 0 ]; then
     diag "systemctl status motiond:"; systemctl status --no-pager -l motiond.service
-    diag "journalctl -u motiond (tail):"; journalctl --no-pager -q -u motiond.service -n 60
+    diag "journalctl -u motiond (tail, without the tests' own client connections):"
+    journalctl --no-pager -q -o short-monotonic -u motiond.service | grep -v -E 'client [0-9]+ (connected|disconnected)' | tail -60
     diag "feeder log (tail):"; tail -20 /run/uhid-hub.log
 fi
 echo "quit" >&3; exec 3>&-
