@@ -441,8 +441,10 @@ final class Pipeline: @unchecked Sendable {
             // What motion, the clients' requests and the switch itself faulted in is not
             // needed to read a still device: the rest loop faults back only its own pages.
             releaseCodeAt = nil
-            // Reading /proc/self/smaps takes milliseconds: not on the sample path.
-            DispatchQueue.global(qos: .utility).async { CodePages.release() }
+            // Reading /proc/self/smaps takes milliseconds: not on the sample path. At the
+            // default QoS: a utility worker is reniced, and libdispatch's renicing it back for
+            // other work is refused (EACCES) and logged to the journal each time.
+            DispatchQueue.global().async { CodePages.release() }
         }
         guard rest != atRest else { return }
         atRest = rest
