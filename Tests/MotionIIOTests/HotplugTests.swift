@@ -86,28 +86,36 @@ struct HotplugTests {
         #expect(daemon.stderr.components(separatedBy: "lost gyroscope").count - 1 == 1, "stderr: \(daemon.stderr)")
     }
 
+    static let mpu6050Syspath = "/sys/devices/platform/soc/i2c-1/1-0068/iio:device0"
+
+    /// A live testbed with the mpu6050 fed `scans` still scans, one every 10 ms (`dir` holds
+    /// the script), and motiond reading it for 25 s, once it reads the buffer.
+    func bufferedMPU6050(scans: Int, in dir: URL) async throws -> (testbed: Testbed, daemon: RunningProcess) {
+        var script = ScanScript()
+        for i in 0..<scans {
+            script.read(ScanScript.mpu6050Scan(accel: [0, 0, 1000], gyro: [0, 0, 0], nanoseconds: Int64(1_000_000_000 + i * 10_000_000)), delay: 10)
+        }
+        let scriptPath = dir.appendingPathComponent("feed.script").path
+        try script.write(to: URL(fileURLWithPath: scriptPath))
+        let testbed = Testbed()
+        try testbed.add(try Emulation.fixtureText("mpu6050.umockdev"))
+        try testbed.loadScript("/dev/iio:device0", scriptPath)
+        let daemon = try startDaemon(testbed, duration: 25)
+        #expect(await daemon.wait(timeout: 10) { $0.samples("gyro").count >= 10 })
+        #expect(daemon.output.availability("accelerometer").first?.mode == "buffered")
+        return (testbed, daemon)
+    }
+
     @Test("unplugging a buffered device cancels its blocked read: no stall, both of its sensors unavailable",
           .enabled(if: Testbed.canSendUevents, "sending uevents needs LD_PRELOAD=libumockdev-preload.so.0 on the test process: run `make check`"))
     func bufferedUnplug() async throws {
         let dir = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        // mpu6050 scans every 10 ms for 30 s.
-        var script = ScanScript()
-        for i in 0..<3000 {
-            script.read(ScanScript.mpu6050Scan(accel: [0, 0, 1000], gyro: [0, 0, 0], nanoseconds: Int64(1_000_000_000 + i * 10_000_000)), delay: 10)
-        }
-        let scriptPath = dir.appendingPathComponent("feed.script").path
-        try script.write(to: URL(fileURLWithPath: scriptPath))
-
-        let testbed = Testbed()
-        try testbed.add(try Emulation.fixtureText("mpu6050.umockdev"))
-        try testbed.loadScript("/dev/iio:device0", scriptPath)
-        let daemon = try startDaemon(testbed, duration: 25)
+        // 30 s of scans.
+        let (testbed, daemon) = try await bufferedMPU6050(scans: 3000, in: dir)
         defer { daemon.terminate() }
-        #expect(await daemon.wait(timeout: 10) { $0.samples("gyro").count >= 10 })
-        #expect(daemon.output.availability("accelerometer").first?.mode == "buffered")
 
-        testbed.uevent("/sys/devices/platform/soc/i2c-1/1-0068/iio:device0", "remove")
+        testbed.uevent(Self.mpu6050Syspath, "remove")
         #expect(await daemon.wait(timeout: 5) {
             $0.availability("accelerometer").last?.available == false && $0.availability("gyroscope").last?.available == false
         })
@@ -129,22 +137,11 @@ struct HotplugTests {
     func bufferedRemovedSilently() async throws {
         let dir = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        // Half a second of mpu6050 scans, then the feed stops: reads block until the context's
-        // 1 s timeout, as a removed HID sensor's do on a real kernel.
-        var script = ScanScript()
-        for i in 0..<50 {
-            script.read(ScanScript.mpu6050Scan(accel: [0, 0, 1000], gyro: [0, 0, 0], nanoseconds: Int64(1_000_000_000 + i * 10_000_000)), delay: 10)
-        }
-        let scriptPath = dir.appendingPathComponent("feed.script").path
-        try script.write(to: URL(fileURLWithPath: scriptPath))
-        let testbed = Testbed()
-        try testbed.add(try Emulation.fixtureText("mpu6050.umockdev"))
-        try testbed.loadScript("/dev/iio:device0", scriptPath)
-        let daemon = try startDaemon(testbed, duration: 25)
+        // Half a second of scans, then the feed stops: reads block until the context's 1 s
+        // timeout, as a removed HID sensor's do on a real kernel.
+        let (testbed, daemon) = try await bufferedMPU6050(scans: 50, in: dir)
         defer { daemon.terminate() }
-        #expect(await daemon.wait(timeout: 10) { $0.samples("accelerometer").count >= 10 })
-        #expect(daemon.output.availability("accelerometer").first?.mode == "buffered")
-        testbed.remove("/sys/devices/platform/soc/i2c-1/1-0068/iio:device0")
+        testbed.remove(Self.mpu6050Syspath)
         #expect(await daemon.wait(timeout: 10) { $0.availability("accelerometer").last?.available == false })
         let reason = daemon.output.availability("accelerometer").last?.reason ?? ""
         #expect(reason.contains("iio:device0 is gone (its sysfs directory vanished"), "\(reason)")
