@@ -86,8 +86,6 @@ struct HotplugTests {
         #expect(daemon.stderr.components(separatedBy: "lost gyroscope").count - 1 == 1, "stderr: \(daemon.stderr)")
     }
 
-    static let mpu6050Syspath = "/sys/devices/platform/soc/i2c-1/1-0068/iio:device0"
-
     /// A live testbed with the mpu6050 fed `scans` still scans, one every 10 ms (`dir` holds
     /// the script), and motiond reading it for 25 s, once it reads the buffer.
     func bufferedMPU6050(scans: Int, in dir: URL) async throws -> (testbed: Testbed, daemon: RunningProcess) {
