@@ -154,6 +154,39 @@ else
 fi
 kill $mon 2>/dev/null; wait $mon 2>/dev/null
 
+# (g) systemctl stop: motiond exits cleanly (SIGTERM) and leaves every buffer disabled and the
+#     timestamp clocks as the kernel had them (realtime: motiond sets boottime while it reads).
+systemctl stop motiond.service
+result_of_stop="$(systemctl show -p Result --value motiond.service) status $(systemctl show -p ExecMainStatus --value motiond.service)"
+left=""
+for d in /sys/bus/iio/devices/iio:device*; do
+    [ "$(cat "$d/buffer/enable" 2>/dev/null)" = 0 ] || left="$left ${d##*/}:buffer/enable=$(cat "$d/buffer/enable" 2>&1)"
+    [ ! -e "$d/current_timestamp_clock" ] || [ "$(cat "$d/current_timestamp_clock")" = realtime ] ||
+        left="$left ${d##*/}:current_timestamp_clock=$(cat "$d/current_timestamp_clock")"
+done
+if [ "$result_of_stop" = "success status 0" ] && [ -z "$left" ]; then
+    result stop-restores PASS "stopped ($result_of_stop); every buffer disabled, timestamp clocks realtime"
+else
+    result stop-restores FAIL "stop: $result_of_stop; left behind:${left:- nothing}"
+fi
+
+# (h) socket activation: with the service stopped, motiond.socket still listens, and a client's
+#     connection starts the service again.
+if systemctl -q is-active motiond.socket && motionctl status --wait 20 >/run/status-activated.log 2>&1 &&
+   systemctl -q is-active motiond.service; then
+    result socket-activation PASS "motiond.socket active, a client's connection started motiond.service again ($(grep -E '^ +accelerometer' /run/status-activated.log | head -1 | tr -s ' '))"
+else
+    result socket-activation FAIL "socket $(systemctl is-active motiond.socket), service $(systemctl is-active motiond.service); motionctl: $(head -c 300 /run/status-activated.log)"
+fi
+
+# (i) the unit's sandboxing as systemd itself scores it, in place.
+exposure=$(systemd-analyze security motiond.service 2>/dev/null | sed -n 's/.*Overall exposure level for motiond.service: \([0-9.]*\).*/\1/p')
+if [ -n "$exposure" ] && awk -v e="$exposure" 'BEGIN { exit !(e <= 2.0) }'; then
+    result security PASS "systemd-analyze security motiond.service: exposure $exposure"
+else
+    result security FAIL "exposure '${exposure}' (at most 2.0): $(systemd-analyze security motiond.service 2>&1 | tail -3 | tr '\n' '|')"
+fi
+
 # Kernel command line motiond.test.verbose=1: the daemon's journal and unit state, always.
 if grep -q 'motiond.test.verbose=1' /proc/cmdline; then
     diag "systemctl status motiond:"; systemctl status --no-pager -l motiond.service

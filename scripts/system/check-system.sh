@@ -66,7 +66,7 @@ if ! grep -q '^SYSTEM-TEST-END' "$run/console.log"; then
     failed=$((failed + 1)); status=1
 fi
 # Every check the runner knows must have reported.
-for name in iio-devices udev-started-service device-permissions udev-rule-run accelerometer-buffered accelerometer-values journal orientation-landscape unplug replug; do
+for name in iio-devices udev-started-service device-permissions udev-rule-run accelerometer-buffered accelerometer-values journal orientation-landscape unplug replug stop-restores socket-activation security; do
     grep -q "^SYSTEM-TEST $name " "$run/console.log" || { echo "check-system: no result for $name" >&2; failed=$((failed + 1)); status=1; }
 done
 [ "$failed" -eq 0 ] || status=1
