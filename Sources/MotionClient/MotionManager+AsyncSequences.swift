@@ -41,10 +41,7 @@ extension MotionManager {
 
     /// Device orientation changes, starting with the current orientation once known.
     public func deviceOrientations() -> AsyncStream<DeviceOrientation> {
-        let (stream, continuation) = AsyncStream.makeStream(of: DeviceOrientation.self)
-        let observation = observeOrientation(on: Self.sequenceQueue) { continuation.yield($0) }
-        continuation.onTermination = { _ in observation.cancel() }
-        return stream
+        observedSequence { continuation in observeOrientation(on: Self.sequenceQueue) { continuation.yield($0) } }
     }
 
     /// Shake phases (began, ended, cancelled) as motiond's events.
@@ -63,6 +60,14 @@ extension MotionManager {
         queue.maxConcurrentOperationCount = 1
         return queue
     }()
+
+    /// A sequence fed by an observation (on ``sequenceQueue``), which ends with it.
+    func observedSequence<Value: Sendable>(_ observing: (AsyncStream<Value>.Continuation) -> MotionObservation) -> AsyncStream<Value> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Value.self)
+        let observation = observing(continuation)
+        continuation.onTermination = { _ in observation.cancel() }
+        return stream
+    }
 
     private func events(_ stream: StreamName) -> AsyncStream<MotionEvent> {
         let (sequence, continuation) = AsyncStream.makeStream(of: MotionEvent.self)

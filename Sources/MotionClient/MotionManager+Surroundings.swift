@@ -40,24 +40,16 @@ extension MotionManager {
 
     /// Tilt changes, starting with the current tilt once known.
     public func tilts() -> AsyncStream<DeviceTilt> {
-        sequence { continuation in observeTilt(on: Self.sequenceQueue) { continuation.yield($0) } }
+        observedSequence { continuation in observeTilt(on: Self.sequenceQueue) { continuation.yield($0) } }
     }
 
     /// The ambient light in lux every `interval` seconds.
     public func lightLevels(interval: TimeInterval = 1) -> AsyncStream<Double> {
-        sequence { continuation in observeLight(interval: interval, on: Self.sequenceQueue) { lux, _ in continuation.yield(lux) } }
+        observedSequence { continuation in observeLight(interval: interval, on: Self.sequenceQueue) { lux, _ in continuation.yield(lux) } }
     }
 
     /// Proximity changes, starting with the current state once known.
     public func proximityStates() -> AsyncStream<Proximity> {
-        sequence { continuation in observeProximity(on: Self.sequenceQueue) { continuation.yield($0) } }
-    }
-
-    /// A sequence fed by an observation, which ends with it.
-    private func sequence<Value: Sendable>(_ observing: (AsyncStream<Value>.Continuation) -> MotionObservation) -> AsyncStream<Value> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Value.self)
-        let observation = observing(continuation)
-        continuation.onTermination = { _ in observation.cancel() }
-        return stream
+        observedSequence { continuation in observeProximity(on: Self.sequenceQueue) { continuation.yield($0) } }
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 import Logging
 import MotionSync
 import MotionCore
+import MotionIIO
 
 /// Keeps the motion engine's persistent state (gyroscope bias, magnetometer calibration,
 /// applied axis correction) in a JSON file, so a restarted daemon does not come back
@@ -115,16 +116,8 @@ final class EngineStateStore: Sendable {
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw StoreError(operation: "create", path: temporary, code: errno) }
         var failure: StoreError?
-        data.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else {
-                    failure = StoreError(operation: "write", path: temporary, code: errno)
-                    return
-                }
-            }
-        }
+        let written = data.withUnsafeBytes { writeAll($0, to: fd) }
+        if written != 0 { failure = StoreError(operation: "write", path: temporary, code: written) }
         if failure == nil && fsync(fd) != 0 { failure = StoreError(operation: "fsync", path: temporary, code: errno) }
         close(fd)
         if let failure {

@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import MotionIIO
 import MotionProtocol
 import MotionSync
 
@@ -55,19 +56,7 @@ final class Printer: Sendable {
 
     /// Writes all of `text` to file descriptor 1; false once the output is gone (EPIPE).
     private static func writeStandardOutput(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-            if n > 0 {
-                offset += n
-            } else if n < 0 && errno == EINTR {
-                continue
-            } else {
-                return false
-            }
-        }
-        return true
+        Array(text.utf8).withUnsafeBytes { writeAll($0, to: STDOUT_FILENO) } == 0
     }
 
     private func end(_ why: String) {

@@ -40,7 +40,7 @@ public enum LibraryOutput {
         let bytes = UnsafeRawBufferPointer(start: buffer, count: size)
         let text = String(decoding: bytes, as: UTF8.self)
         guard isLibIIOMessage(text) else {
-            passThrough(bytes)
+            _ = writeAll(bytes, to: STDERR_FILENO)
             return size
         }
         let message = text.trimmingWhitespace()
@@ -49,18 +49,4 @@ public enum LibraryOutput {
         return size
     }
 
-    /// Writes all of `bytes` to descriptor 2.
-    private static func passThrough(_ bytes: UnsafeRawBufferPointer) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = Glibc.write(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
-            if n > 0 {
-                offset += n
-            } else if n < 0 && errno == EINTR {
-                continue
-            } else {
-                return
-            }
-        }
-    }
 }
