@@ -5,11 +5,18 @@ import Glibc
 /// `buffer/enable` = 1 alone does not mean another program is reading: a process killed before
 /// its teardown (SIGKILL, the OOM killer) leaves the buffer enabled with nobody attached. The
 /// character device is single-open, so on this machine an `open()` of `/dev/iio:deviceN` tells
-/// the two apart: EBUSY means held, success means abandoned (and safe to take over).
+/// EBUSY: held. Success is not enough: iio-sensor-proxy enables its buffers when it starts,
+/// claimed or not, and opens the device only for each read (every 700 ms), so its buffer opens
+/// fine almost all the time (the system tier showed motiond taking it over and the peer's
+/// orientation going silent). What a killed motiond leaves is told by the clock: motiond sets
+/// `current_timestamp_clock` to `boottime` while it reads (the kernel's default is `realtime`)
+/// and puts it back when it stops. So an enabled buffer that opens is taken over only with the
+/// clock at `boottime`; any other is another program's, and the device is polled.
 enum BufferOwnership: Equatable {
     /// Not enabled: ours to use.
     case free
-    /// Enabled, but nobody has the character device open.
+    /// Enabled by a motiond that is gone: nobody has the character device open, its clock is
+    /// motiond's.
     case abandoned
     /// In use by another program; the sentence says how we know.
     case held(String)
@@ -22,6 +29,9 @@ enum BufferOwnership: Equatable {
         let fd = open("/dev/\(device.id)", O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         if fd >= 0 {
             close(fd)
+            guard (try? device.read("current_timestamp_clock")) == "boottime" else {
+                return .held("buffer/enable is 1, /dev/\(device.id) opens and current_timestamp_clock is not the boottime a killed motiond leaves: another program keeps it enabled and opens it only to read")
+            }
             return .abandoned
         }
         if errno == EBUSY { return .held("/dev/\(device.id) is open in another process") }

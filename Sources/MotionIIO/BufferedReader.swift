@@ -63,6 +63,9 @@ final class BufferedReader: DeviceReader {
     private let attachedTrigger: Bool
     /// `buffer/hwfifo_timeout` as it was, when setup changed it.
     private let savedFifoTimeout: String?
+    /// The sampling frequencies setup wrote, with what they were: the source restores them at
+    /// exit (readers come and go with the clients' rates; the first value is the one to restore).
+    let rateChanges: [SamplingRate.Change]
     /// The clock of the kernel timestamps (`boottime` once set); `nil` to stamp samples on
     /// arrival (no timestamp channel, an unknown clock, or a remote device whose clock is not
     /// this machine's).
@@ -108,7 +111,11 @@ final class BufferedReader: DeviceReader {
             }
         }
         attachedTrigger = attached
-        SamplingRate.apply(period: period, to: device, sensors: sensors, exclusive: true, logger: logger)
+        let changes = SamplingRate.apply(period: period, to: device, sensors: sensors, exclusive: true, logger: logger)
+        rateChanges = changes
+        // A setup that fails puts the frequencies back too: the polling that follows finds them
+        // as they were (and the source records what it changes then).
+        func undoRates() { for change in changes { try? change.restore(in: device.context) } }
 
         var channels: [[IIOChannel]] = []
         for sensor in sensors {
@@ -141,6 +148,7 @@ final class BufferedReader: DeviceReader {
             if attached { try? device.setTrigger(nil) }
             if let savedFifoTimeout { try? device.writeBuffer("hwfifo_timeout", savedFifoTimeout) }
             if let savedTimestampClock { try? device.write("current_timestamp_clock", savedTimestampClock) }
+            undoRates()
             if error.isBusy { throw .busy("opening /dev/\(device.id) gave EBUSY") }
             throw .failed(error)
         }
@@ -158,6 +166,7 @@ final class BufferedReader: DeviceReader {
                 self.layout = []
                 timestamp = nil
                 teardown()
+                undoRates()
                 throw .failed(IIOError(code: EINVAL, operation: "lay out the \(sensor.kind) channels in the scans of \(device)"))
             }
             layout.append((sensor, chans, offsets))
@@ -172,10 +181,12 @@ final class BufferedReader: DeviceReader {
             hasData = try probe(device.context, timeout: probeTimeout)
         } catch {
             teardown()
+            undoRates()
             throw .failed(error)
         }
         guard hasData else {
             teardown()
+            undoRates()
             throw .noData(probeTimeout)
         }
     }

@@ -35,6 +35,9 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
     /// Devices udev reported removed and not added since: a rescan does not offer them even
     /// while their sysfs directory still lists (udev's word is the later one).
     private var removedDevices = Set<String>()
+    /// The sampling frequencies motiond wrote, by device and attribute, each with the value it
+    /// found first: put back on stop (readers come and go with the clients' rates in between).
+    private var rateChanges: [String: SamplingRate.Change] = [:]
     private var running = false
 
     private static let minimumRetryDelay = 1.0
@@ -99,6 +102,7 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
             retry = nil
             for (_, active) in readers { active.reader.stop() }
             readers = [:]
+            restoreRates()
             delivery = nil
         }
     }
@@ -218,13 +222,18 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
                 logger.notice("\(device): \(error); polling \(what) through sysfs instead", metadata: Self.metadata(deviceID, sensors.map(\.kind)))
             }
         }
+        recordRates(buffered?.rateChanges
+                    ?? SamplingRate.apply(period: period, to: device, sensors: sensors, exclusive: false, logger: logger))
         let reader: DeviceReader = buffered
             ?? PollingReader(device: device, sensors: sensors, period: period, interval: interval, output: output, logger: logger)
         // A polled light or proximity sensor's long interval is its pace, not a rest rate.
         let paced = buffered == nil && !sensors.contains(where: \.kind.isMotion)
         let pace = buffered.map { $0.batch > 1 ? ", \($0.batch) scans per wake-up" : "" }
             ?? (interval > period && !paced ? " (at rest: every \(SysfsNumber.format(interval * 1000)) ms)" : "")
-        logger.info("reading \(what) from \(device), \(reader.mode), every \(SysfsNumber.format((paced ? interval : period) * 1000)) ms\(pace)",
+        // A device discovery planned to poll says why (no scan elements, a buffer another program
+        // such as iio-sensor-proxy reads); a failed buffer setup said so above.
+        let why = buffered == nil ? sensors.first(where: { $0.readMode == .polling }).map { " (\($0.readModeReason))" } ?? "" : ""
+        logger.info("reading \(what) from \(device), \(reader.mode), every \(SysfsNumber.format((paced ? interval : period) * 1000)) ms\(pace)\(why)",
                     metadata: Self.metadata(deviceID, sensors.map(\.kind)))
         readers[deviceID] = ActiveReader(sensors: sensors, period: period, interval: interval, deliver: deliver,
                                          reader: reader, identity: identity)
@@ -234,6 +243,32 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
                                                                  location: sensor.location))
         }
         reader.start()
+    }
+
+    /// Remembers the frequency writes of a reader's setup; the first one per attribute holds
+    /// what the device had before motiond.
+    private func recordRates(_ changes: [SamplingRate.Change]) {
+        for change in changes where rateChanges[change.key] == nil { rateChanges[change.key] = change }
+    }
+
+    /// Puts back every sampling frequency motiond changed, on devices still present.
+    private func restoreRates() {
+        for change in rateChanges.values.sorted(by: { $0.key < $1.key }) {
+            guard let context else { break }
+            do throws(IIOError) {
+                try change.restore(in: context)
+                logger.info("restored \(change.attribute.attribute) of \(change.device) to \(change.previous)", metadata: ["device": "\(change.device)"])
+            } catch {
+                logger.notice("cannot restore \(change.attribute.attribute) of \(change.device): \(error)", metadata: ["device": "\(change.device)"])
+            }
+        }
+        rateChanges = [:]
+    }
+
+    /// Forgets what motiond changed on a device udev removed (its next instance starts anew; a
+    /// device that only failed keeps its record, as the value motiond found is still the one).
+    private func forgetRates(_ deviceID: String) {
+        rateChanges = rateChanges.filter { $0.value.device != deviceID }
     }
 
     /// A reader's device is gone: `reason` is what its reader saw, or `nil` for a udev removal.
@@ -268,6 +303,7 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         switch event.action {
         case "remove":
             removedDevices.insert(event.sysname)
+            forgetRates(event.sysname)
             if readers[event.sysname] != nil {
                 lost(event.sysname, nil)
             } else {

@@ -54,8 +54,8 @@ final class PollingReader: DeviceReader {
         rest.setResting(restsOnEvents && (interval ?? period) > period)
     }
 
+    /// Starts reading; the sampling frequency is the source's to set first (``SamplingRate``).
     func start() {
-        SamplingRate.apply(period: period, to: device, sensors: sensors, exclusive: false, logger: logger)
         thread.start { [unowned self] in
             rest.sleepIfResting()
             return state.withLock { tick(&$0) }

@@ -1,3 +1,4 @@
+import Glibc
 import Logging
 
 /// Sets a device's sampling frequency for a wanted sample period.
@@ -11,20 +12,46 @@ import Logging
 /// may read its buffer at that rate; polling reads at the period anyway). This also lifts
 /// devices that default to 0–1 Hz (which never produce buffered data or block sysfs reads), as
 /// iio-sensor-proxy's fix-up does.
+///
+/// Each write is returned as a ``Change`` holding the value it replaced, so that the source can
+/// put back at exit what the kernel (or another program) had set.
 enum SamplingRate {
+    /// A frequency attribute motiond wrote, and what it said before.
+    struct Change: Sendable, Hashable {
+        var device: String
+        var attribute: SensorDescriptor.SamplingFrequency
+        /// The attribute's text before the write (as read, without its line end).
+        var previous: String
+        /// Names the attribute among all devices' (`device/attribute`).
+        var key: String { "\(device)/\(attribute.attribute)" }
+
+        /// Writes `previous` back.
+        func restore(in context: IIOContext) throws(IIOError) {
+            guard let found = context.device(named: device) else { throw IIOError(code: ENODEV, operation: "restore \(attribute.attribute) of \(device)") }
+            try SamplingRate.write(previous, attribute, on: found)
+        }
+    }
+
     /// Sets every distinct frequency attribute of `sensors` (one per type on HID hubs and
-    /// bmi160-like chips, one for the whole device elsewhere).
-    static func apply(period: Double, to device: IIODevice, sensors: [SensorDescriptor], exclusive: Bool, logger: Logger) {
+    /// bmi160-like chips, one for the whole device elsewhere); returns the writes made.
+    static func apply(period: Double, to device: IIODevice, sensors: [SensorDescriptor], exclusive: Bool, logger: Logger) -> [Change] {
         var seen = Set<String>()
-        for attribute in sensors.compactMap(\.samplingFrequency) where seen.insert(attribute.attribute).inserted {
+        return sensors.compactMap(\.samplingFrequency).filter { seen.insert($0.attribute).inserted }.compactMap { attribute in
             apply(period: period, to: device, attribute: attribute, exclusive: exclusive, logger: logger)
         }
     }
 
-    /// Writes the frequency if it needs changing; returns the frequency in force, if known.
-    @discardableResult
+    private static func write(_ value: String, _ attribute: SensorDescriptor.SamplingFrequency, on device: IIODevice) throws(IIOError) {
+        if let channel = attribute.channel.flatMap(device.inputChannel) {
+            try channel.write("sampling_frequency", value)
+        } else {
+            try device.write("sampling_frequency", value)
+        }
+    }
+
+    /// Writes the frequency if it needs changing; returns the change made, if one was.
     private static func apply(period: Double, to device: IIODevice, attribute: SensorDescriptor.SamplingFrequency, exclusive: Bool,
-                              logger: Logger) -> Double? {
+                              logger: Logger) -> Change? {
         let wanted = 1 / period
         let target: Double
         if let available = attribute.available {
@@ -33,21 +60,18 @@ enum SamplingRate {
             target = wanted.rounded(.up)
         }
         let channel = attribute.channel.flatMap(device.inputChannel)
-        let current = (channel.map { try? $0.read("sampling_frequency") } ?? (try? device.read("sampling_frequency"))).flatMap(SysfsNumber.parse)
-        if let current, abs(current - target) < 1e-6 { return current }
+        let text = channel.map { try? $0.read("sampling_frequency") } ?? (try? device.read("sampling_frequency"))
+        let current = text.flatMap(SysfsNumber.parse)
+        if let current, abs(current - target) < 1e-6 { return nil }
         // Without a list, a polled device already at least as fast as wanted is left alone.
-        if !exclusive, attribute.available == nil, let current, current >= wanted - 1e-9 { return current }
+        if !exclusive, attribute.available == nil, let current, current >= wanted - 1e-9 { return nil }
         do throws(IIOError) {
-            if let channel {
-                try channel.write("sampling_frequency", SysfsNumber.format(target))
-            } else {
-                try device.write("sampling_frequency", SysfsNumber.format(target))
-            }
+            try write(SysfsNumber.format(target), attribute, on: device)
             logger.info("set \(attribute.attribute) of \(device) to \(SysfsNumber.format(target)) Hz for a \(SysfsNumber.format(period * 1000)) ms period")
-            return target
+            return text.map { Change(device: device.id, attribute: attribute, previous: $0) }
         } catch {
             logger.warning("cannot set sampling frequency: \(error); keeping \(current.map { SysfsNumber.format($0) + " Hz" } ?? "the current rate")")
-            return current
+            return nil
         }
     }
 }

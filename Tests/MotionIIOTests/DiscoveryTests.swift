@@ -155,11 +155,26 @@ struct DiscoveryTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         // buffer/enable = 1 but /dev/iio:device0 opens: the program that enabled it is gone
         // (what a killed motiond leaves behind). A buffer really held elsewhere makes open()
-        // fail with EBUSY, which umockdev cannot emulate.
-        let path = try Emulation.variant(of: "mpu6050.umockdev", in: dir, replacing: [("A: buffer/enable=0", "A: buffer/enable=1")])
+        // fail with EBUSY, which umockdev cannot emulate. The clock is the boottime motiond sets.
+        let path = try Emulation.variant(of: "mpu6050.umockdev", in: dir, replacing: [("A: buffer/enable=0", "A: buffer/enable=1"),
+                                                                                      ("A: current_timestamp_clock=realtime", "A: current_timestamp_clock=boottime")])
         let listing = try await Emulation.listing(fixturePath: path)
         #expect(listing.sensors.allSatisfy { $0.readMode == .buffered })
         #expect(listing.sensors.allSatisfy { $0.readModeReason.contains("left enabled by a program that is gone") })
+    }
+
+    @Test("an enabled buffer that opens, its clock not motiond's, is another program's (iio-sensor-proxy opens it only to read): polling")
+    func bufferEnabledByAnotherProgram() async throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // What iio-sensor-proxy leaves between its reads: enabled, /dev/iio:device0 closed, the
+        // kernel's realtime clock (the system tier's case: motiond took such a buffer over and
+        // the peer's monitor-sensor saw no orientation change after that).
+        let path = try Emulation.variant(of: "mpu6050.umockdev", in: dir, replacing: [("A: buffer/enable=0", "A: buffer/enable=1")])
+        let listing = try await Emulation.listing(fixturePath: path)
+        #expect(listing.sensors.allSatisfy { $0.readMode == .polling })
+        #expect(listing.sensors.allSatisfy { $0.readModeReason.contains("another program keeps it enabled and opens it only to read") },
+                "\(listing.sensors.map(\.readModeReason))")
     }
 
     @Test("a buffer whose device node cannot be opened is left alone: polling")

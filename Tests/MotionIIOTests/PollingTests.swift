@@ -43,7 +43,7 @@ struct PollingTests {
         expectClose(output.samples("gyro").first, -0.2129448, -0.3194172, 0.1064724)
     }
 
-    @Test("st_lsm6dsx: per-axis scale, shared mount matrix; sampling frequency raised to 52 Hz for 20 ms")
+    @Test("st_lsm6dsx: per-axis scale, shared mount matrix; sampling frequency raised to 52 Hz for 20 ms, put back on exit")
     func lsm6dsxPolled() async throws {
         let output = try await Emulation.motiond(
             fixture: "lsm6dsx.umockdev", ["--print-samples", "--json", "--duration", "2", "--interval", "0.02"],
@@ -53,9 +53,14 @@ struct PollingTests {
         expectClose(output.samples("accelerometer").first, -0.306176 / Self.g, -0.999856 / Self.g, -9.568 / Self.g)
         // raw (1000, 0, −500) × 0.000153 = (0.153, 0, −0.0765) → (−0.153, 0, −0.0765)
         expectClose(output.samples("gyro").first, -0.153, 0, -0.0765)
-        // 50 Hz wanted; available 12.5 26 52 104 …: the smallest at or above is 52.
+        // 50 Hz wanted; available 12.5 26 52 104 …: the smallest at or above is 52, on both
+        // devices; on exit both are put back to the 26 Hz they had.
+        for (device, name) in [("iio:device0", "lsm6dsl_accel"), ("iio:device1", "lsm6dsl_gyro")] {
+            #expect(output.stderr.contains("set sampling_frequency of \(device) (\(name)) to 52 Hz for a 20 ms period"), "\(output.stderr)")
+            #expect(output.stderr.contains("restored sampling_frequency of \(device) to 26.000000"), "\(output.stderr)")
+        }
         let after = output.stdout.components(separatedBy: "--- after ---\n").last ?? ""
-        #expect(after.split(separator: "\n") == ["52", "52"])
+        #expect(after.split(separator: "\n") == ["26.000000", "26.000000"])
     }
 
     @Test("ak8975: Gauss to µT through per-axis scales and in_mount_matrix")

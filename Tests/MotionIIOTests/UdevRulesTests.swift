@@ -462,7 +462,7 @@ struct UdevRulesTests {
 
     static let motiondReader = #""$MOTIOND_BIN" --print-samples --json --count 40 --interval 0.01 --no-socket"#
 
-    @Test("with the rules applied, motiond running as user motiond reads the buffer and sets clock and frequency",
+    @Test("with the rules applied, motiond running as user motiond reads the buffer, sets clock and frequency, and puts both back",
           .enabled(if: canRunAsMotiond, needsRunAsMotiond))
     func motiondAsMotiondReadsBuffered() async throws {
         let output = try await Self.readAsMotiond(mode: "full", reader: Self.motiondReader)
@@ -476,7 +476,8 @@ struct UdevRulesTests {
         #expect(output.stderr.contains("cannot set current_timestamp_clock") == false && output.stderr.contains("cannot restore") == false,
                 "written and put back by the unprivileged daemon: \(output.stderr)")
         #expect(after.contains("current_timestamp_clock=realtime\n"), "put back as it was")
-        #expect(after.contains("sampling_frequency=100\n"), "written by the unprivileged daemon")
+        #expect(output.stderr.contains("set sampling_frequency of iio:device0 (mpu6050) to 100 Hz"), "written by the unprivileged daemon: \(output.stderr)")
+        #expect(after.contains("sampling_frequency=50\n"), "and put back on exit")
         #expect(after.contains("buffer/enable=0\n"))
         #expect(after.contains("trigger/current_trigger=\n"), "the trigger it attached is detached again")
     }
