@@ -142,6 +142,7 @@ install-data:
 	sed 's|@BINDIR@|$(BINDIR)|g' systemd/sensor-proxy.conf > $(DESTDIR)$(PREFIX)/share/doc/motiond/sensor-proxy.conf
 	chmod 644 $(DESTDIR)$(PREFIX)/share/doc/motiond/sensor-proxy.conf
 	install -Dm644 udev/61-motiond-mount-matrix.hwdb.example $(DESTDIR)$(PREFIX)/share/doc/motiond/61-motiond-mount-matrix.hwdb.example
+	install -Dm644 examples/python/motion_client.py $(DESTDIR)$(PREFIX)/share/doc/motiond/examples/motion_client.py
 	# An edited configuration is never overwritten; the shipped one sits beside it.
 	install -Dm644 etc/motiond/motiond.toml $(DESTDIR)$(PREFIX)/share/doc/motiond/motiond.toml
 	[ -e $(DESTDIR)$(SYSCONFDIR)/motiond/motiond.toml ] || install -Dm644 etc/motiond/motiond.toml $(DESTDIR)$(SYSCONFDIR)/motiond/motiond.toml
@@ -169,7 +170,8 @@ uninstall-sensor-proxy:
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/motiond $(DESTDIR)$(BINDIR)/motionctl $(DESTDIR)$(BINDIR)/motiond-rotate $(DESTDIR)$(PREFIX)/lib/systemd/user/motiond-rotate.service $(DESTDIR)$(UNITDIR)/motiond.service $(DESTDIR)$(UNITDIR)/motiond.socket $(DESTDIR)$(SYSUSERSDIR)/motiond.conf $(DESTDIR)$(UDEVDIR)/70-motiond.rules
 	rm -f $(DESTDIR)$(DBUSPOLICYDIR)/motiond-sensor-proxy.conf $(DESTDIR)$(POLKITDIR)/motiond.net.hadess.SensorProxy.policy $(DESTDIR)$(PREFIX)/share/doc/motiond/sensor-proxy.conf
-	rm -f $(DESTDIR)$(PREFIX)/share/doc/motiond/61-motiond-mount-matrix.hwdb.example $(DESTDIR)$(PREFIX)/share/doc/motiond/motiond.toml
+	rm -f $(DESTDIR)$(PREFIX)/share/doc/motiond/61-motiond-mount-matrix.hwdb.example $(DESTDIR)$(PREFIX)/share/doc/motiond/motiond.toml $(DESTDIR)$(PREFIX)/share/doc/motiond/examples/motion_client.py
+	rmdir $(DESTDIR)$(PREFIX)/share/doc/motiond/examples 2>/dev/null || true
 	# $(SYSCONFDIR)/motiond/motiond.toml stays: it is the administrator's.
 	rmdir $(DESTDIR)$(PREFIX)/share/doc/motiond 2>/dev/null || true
 

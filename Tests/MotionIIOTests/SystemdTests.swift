@@ -24,7 +24,7 @@ struct SystemdTests {
 
     static func unitDirectory(_ destdir: URL) -> String { destdir.appendingPathComponent("usr/lib/systemd/system").path }
 
-    @Test("make install-data: units with the binary's path, sysusers entry, udev rule, the configuration (never overwritten once edited)")
+    @Test("make install-data: units with the binary's path, sysusers entry, udev rule, the configuration (never overwritten once edited), the Python example")
     func installData() async throws {
         let dir = try await Self.installedUnits()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -34,7 +34,7 @@ struct SystemdTests {
         for file in ["usr/lib/systemd/system/motiond.socket", "usr/lib/sysusers.d/motiond.conf", "usr/lib/udev/rules.d/70-motiond.rules",
                      "usr/share/doc/motiond/61-motiond-mount-matrix.hwdb.example", "usr/share/doc/motiond/motiond.toml",
                      "usr/share/dbus-1/system.d/motiond-sensor-proxy.conf", "usr/share/polkit-1/actions/motiond.net.hadess.SensorProxy.policy",
-                     "usr/share/doc/motiond/sensor-proxy.conf"] {
+                     "usr/share/doc/motiond/sensor-proxy.conf", "usr/share/doc/motiond/examples/motion_client.py"] {
             #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent(file).path), "\(file)")
         }
         let config = dir.appendingPathComponent("etc/motiond/motiond.toml").path

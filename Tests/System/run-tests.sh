@@ -20,8 +20,26 @@ wait_for() { # seconds command...: retries the command every 0.5 s
 iio_by_name() { for d in /sys/bus/iio/devices/iio:device*; do [ "$(cat "$d/name" 2>/dev/null)" = "$1" ] && echo "$d" && return 0; done; return 1; }
 have_all() { iio_by_name accel_3d >/dev/null && iio_by_name gyro_3d >/dev/null && iio_by_name magn_3d >/dev/null; }
 feed() { echo "$*" >&3; }
+# The sampling frequency attribute of every hub device, "name=value ..." (what stop must restore).
+frequencies() { for n in accel_3d gyro_3d magn_3d; do d=$(iio_by_name $n) && printf '%s=%s ' $n "$(cat $d/in_*_sampling_frequency 2>&1)"; done; }
+# Context switches of every thread of a process (each is a wake-up of that thread), and its CPU ticks.
+switches() { cat /proc/$1/task/*/status 2>/dev/null | awk '/^(non)?voluntary_ctxt_switches:/{s+=$2} END{print s+0}'; }
+ticks() { awk '{print $14 + $15}' /proc/$1/stat 2>/dev/null || echo 0; }
+power() { # label pid seconds: wake-ups per second and CPU of a process over a window
+    w0=$(switches $2); c0=$(ticks $2); sleep $3; w1=$(switches $2); c1=$(ticks $2)
+    echo "SYSTEM-POWER $1 $(awk -v w=$((w1 - w0)) -v c=$((c1 - c0)) -v s=$3 -v hz=$(getconf CLK_TCK) 'BEGIN{printf "wakeups/s=%.1f cpu=%.2f%% window=%ss", w/s, 100*c/hz/s, s}') rss=$(awk '/^VmRSS/{print $2 $3}' /proc/$2/status)"
+}
+# Sample lines of a monitor log: timestamp first, the stream's name second.
+stamps() { awk -v k="$2" '$2 == k {print $1}' "$1"; }
+# Spacing of timestamps (one a line): "n=… median=… ms worst=… ms (largest distance from the median)".
+spacing() { awk 'NR>1{printf "%.4f\n", ($1-p)*1000} {p=$1}' | sort -n |
+    awk '{d[++n]=$1} END{if(n<3){print "n=" n; exit} m=d[int((n+1)/2)]; w=0; for(i=1;i<=n;i++){e=d[i]-m; if(e<0)e=-e; if(e>w)w=e}
+         printf "n=%d median=%.2f ms worst=%.2f ms min=%.2f max=%.2f", n, m, w, d[1], d[n]}'; }
 
 echo "SYSTEM-TEST-BEGIN kernel $(uname -r), $(systemctl --version | head -1), uptime $(cut -d' ' -f1 /proc/uptime) s"
+# Debian's iio-sensor-proxy is installed (udev would start it with the hub): held back until the
+# coexistence checks, so motiond is first tested alone, as after the README's switch.
+systemctl mask --runtime iio-sensor-proxy.service >/dev/null 2>&1
 modprobe uhid
 mkfifo /run/uhid-hub.cmd
 "$here/uhid-hub" /run/uhid-hub.cmd 2>/run/uhid-hub.log &
@@ -84,7 +102,7 @@ if wait_for 20 check_buffered; then
     result accelerometer-buffered PASS "$(echo $line)"
 else
     result accelerometer-buffered FAIL "status: $(echo $line)"
-    motionctl status 2>&1
+    motionctl status 2>&1; journalctl -q -o short-monotonic -u motiond.service | grep -v -E 'client [0-9]+ (connected|disconnected)' | head -40
 fi
 wait_for 10 sh -c 'grep -c accelerometer /run/monitor-accel.log | grep -qv "^[01]$"'
 sample=$(grep accelerometer /run/monitor-accel.log | tail -1)
@@ -100,6 +118,25 @@ fi
 freq=$(cat /sys/bus/iio/devices/$accel/in_accel_sampling_frequency 2>&1)
 diag "accel_3d in_accel_sampling_frequency $freq, current_timestamp_clock $(cat /sys/bus/iio/devices/$accel/current_timestamp_clock 2>&1), buffer/enable $(cat /sys/bus/iio/devices/$accel/buffer/enable 2>&1), trigger $(cat /sys/bus/iio/devices/$accel/trigger/current_trigger 2>&1), hub: $(grep 'report 1:' /run/uhid-hub.log | tail -1)"
 wait $mon 2>/dev/null
+
+# (c2) the magnetometer: magn_3d has no timestamp channel while the hub does not stamp, so motiond
+#      stamps its scans on arrival (which jitters by tens of ms here), smoothed over the known
+#      period: the spacing fusion sees is the hub's 20 ms, the stamps on the boot clock.
+magn=$(iio_by_name magn_3d)
+motionctl monitor --wait 10 --duration 5 --interval 0.02 magnetometer >/run/monitor-magn.log 2>&1
+now=$(cut -d' ' -f1 /proc/uptime)
+# The first second is left out: the line through the arrivals starts from the first few.
+sp=$(stamps /run/monitor-magn.log magnetometer | tail -n +50 | spacing)
+last=$(stamps /run/monitor-magn.log magnetometer | tail -1)
+channel=$(ls $magn/scan_elements 2>/dev/null | grep -c '^in_timestamp_en$')
+mline=$(motionctl status 2>&1 | grep -E '^ +magnetometer')
+if [ "$channel" = 0 ] && echo "$sp" | awk '{for(i=1;i<=NF;i++){split($i,a,"=");v[a[1]]=a[2]}} END{exit !(v["n"]>=100 && v["median"]>19 && v["median"]<21 && v["worst"]<=2.5 && v["min"]>0)}' &&
+   echo "$last $now" | awk '{d=$2-$1; exit !(d>=0 && d<3)}'; then
+    result magnetometer-timestamps PASS "no timestamp channel; spacing after the first second: $sp; last stamp $last at uptime $now"
+else
+    result magnetometer-timestamps FAIL "timestamp channel: $channel; spacing: $sp; last stamp $last at uptime $now; $(echo $mline); log: $(head -c 300 /run/monitor-magn.log)"
+fi
+diag "magn_3d arrivals: $(stamps /run/monitor-magn.log magnetometer | head -50 | spacing) in the first second"
 
 # (d) motiond's own lines are in the journal under its unit, as native entries only: nothing
 #     from its standard error or syslog (libiio's warnings, libdispatch's complaints).
@@ -133,6 +170,21 @@ else
 fi
 kill $mon 2>/dev/null; wait $mon 2>/dev/null
 
+# (e2) a shake: held on its side, swung along y at 4 Hz with 2.5 G for a second (a step every
+#      25 ms), then still again.
+motionctl monitor --wait 10 --duration 30 shake >/run/monitor-shake.log 2>&1 &
+mon=$!
+sleep 3
+awk 'BEGIN { for (i = 0; i < 40; i++) printf "accel -9.80665 %.3f 0\nsleep 0.025\n", 2.5 * 9.80665 * sin(2 * 3.14159265 * 4 * i * 0.025) }' >&3
+feed accel -9.80665 0 0
+if wait_for 15 grep -q 'ended' /run/monitor-shake.log; then
+    result shake PASS "$(grep -v '^#' /run/monitor-shake.log | tr -s ' ' | tr '\n' '|')"
+else
+    result shake FAIL "no shake ended: $(head -c 400 /run/monitor-shake.log | tr '\n' '|')"
+    motionctl status 2>&1; grep -E 'sleep|accel' /run/uhid-hub.log | tail -12
+fi
+kill $mon 2>/dev/null; wait $mon 2>/dev/null
+
 # (f) unplugging the hub: udev's remove events reach motiond, which marks the accelerometer
 #     unavailable and keeps running; plugged in again, a client gets samples from the new device.
 feed unplug
@@ -143,6 +195,8 @@ if wait_for 15 gone && wait_for 15 unavail && systemctl -q is-active motiond.ser
 else
     result unplug FAIL "iio: $(cat /sys/bus/iio/devices/*/name 2>/dev/null | tr '\n' ' '); motiond $(systemctl is-active motiond.service); status: $(echo $line)"
 fi
+# The hub comes back stamping its reports on its own clock (HID 0x0529), 50 ppm fast.
+feed stamp 50
 feed replug
 wait_for 30 have_all
 motionctl monitor --wait 10 --duration 8 accelerometer >/run/monitor-replug.log 2>&1 &
@@ -154,18 +208,226 @@ else
 fi
 kill $mon 2>/dev/null; wait $mon 2>/dev/null
 
-# (g) systemctl stop: motiond exits cleanly (SIGTERM) and leaves every buffer disabled and the
-#     timestamp clocks as the kernel had them (realtime: motiond sets boottime while it reads).
+# (f2) the replugged hub stamps its reports (HID 0x0529): the kernel then stamps the scans with
+#      the hub's clock (milliseconds since it was plugged in) and ignores current_timestamp_clock.
+#      motiond lays them onto the boot clock: near the uptime, increasing, the hub's spacing kept.
+motionctl monitor --wait 10 --duration 5 --interval 0.02 accelerometer >/run/monitor-stamped.log 2>&1
+now=$(cut -d' ' -f1 /proc/uptime)
+sp=$(stamps /run/monitor-stamped.log accelerometer | tail -n +50 | spacing)
+last=$(stamps /run/monitor-stamped.log accelerometer | tail -1)
+said=$(journalctl -q -o cat -u motiond.service | grep "stamps its scans on the sensor hub's own clock" | tail -1)
+if grep -q 'hub timestamps' /run/uhid-hub.log && [ -n "$said" ] &&
+   echo "$sp" | awk '{for(i=1;i<=NF;i++){split($i,a,"=");v[a[1]]=a[2]}} END{exit !(v["n"]>=100 && v["median"]>19 && v["median"]<21 && v["min"]>0)}' &&
+   echo "$last $now" | awk '{d=$2-$1; exit !(d>=0 && d<3)}'; then
+    result hub-timestamps PASS "last stamp $last at uptime $now; spacing: $sp; motiond: $said"
+else
+    result hub-timestamps FAIL "last stamp $last at uptime $now; spacing: $sp; motiond said: '$said'; hub: $(grep created /run/uhid-hub.log | tail -1); log: $(head -c 300 /run/monitor-stamped.log)"
+fi
+
+# (f3) unplugged without udevd (as in an initramfs or a container): no remove event reaches
+#      motiond, so the streaming client's read must notice at once that the device is gone.
+motionctl monitor --wait 10 --duration 60 --interval 0.02 accelerometer >/run/monitor-noudev.log 2>&1 &
+mon=$!
+wait_for 20 check_buffered
+wait_for 10 sh -c 'grep -c accelerometer /run/monitor-noudev.log | grep -qv "^[01]$"'
+systemctl stop systemd-udevd.service systemd-udevd-kernel.socket systemd-udevd-control.socket
+t0=$(cut -d' ' -f1 /proc/uptime)
+feed unplug
+if wait_for 15 gone && wait_for 15 unavail; then
+    t1=$(cut -d' ' -f1 /proc/uptime)
+    noticed=$(awk -v a=$t0 -v b=$t1 'BEGIN{printf "%.1f", b - a}')
+else
+    noticed=never
+fi
+why=$(journalctl -q -o cat -u motiond.service | grep 'lost accelerometer' | tail -1)
+if [ "$noticed" != never ] && awk -v t=$noticed 'BEGIN{exit !(t < 3)}' && echo "$why" | grep -qv 'udev removed it'; then
+    result unplug-without-udev PASS "noticed ${noticed} s after the unplug (status polled every 0.5 s): $why"
+else
+    result unplug-without-udev FAIL "noticed: $noticed s; motiond: '$why'; status: $(echo $line)"
+fi
+systemctl start systemd-udevd.service
+before=$(grep -c accelerometer /run/monitor-noudev.log)
+feed replug
+wait_for 30 have_all
+udevadm settle -t 30
+# The same client, never restarted, gets the new device's samples.
+if wait_for 20 sh -c "[ \$(grep -c accelerometer /run/monitor-noudev.log) -gt $((before + 10)) ]"; then
+    result replug-streaming PASS "$before samples before the unplug, $(grep -c accelerometer /run/monitor-noudev.log) now, same client"
+else
+    result replug-streaming FAIL "$before samples before, $(grep -c accelerometer /run/monitor-noudev.log) after the replug; $(tail -3 /run/monitor-noudev.log | tr '\n' '|')"
+fi
+kill $mon 2>/dev/null; wait $mon 2>/dev/null
+
+# The poses monitor-sensor is shown, as iio-sensor-proxy and then motiond serve it: flat, then
+# upright, on its left side, on its right side, upright again.
+poses() {
+    for p in "0 0 -9.80665" "0 -9.80665 0" "-9.80665 0 0" "9.80665 0 0" "0 -9.80665 0"; do feed accel $p; sleep 4; done
+}
+changes() { grep -o 'Accelerometer orientation changed: .*' "$1" | sed 's/.*: //' | tr '\n' ' '; }
+
+# (h) coexistence: iio-sensor-proxy (Debian's, installed in the guest) starts, enables the
+#     accelerometer's buffer and is asked for the orientation; a motiond
+#     client then gets the accelerometer all the same, polled through sysfs, and says why, while
+#     iio-sensor-proxy keeps following the device.
+feed accel 0 0 -9.80665
+systemctl unmask --runtime iio-sensor-proxy.service >/dev/null 2>&1
+systemctl start iio-sensor-proxy.service
+peerpid=$(systemctl show -p MainPID --value iio-sensor-proxy.service)
+stdbuf -oL monitor-sensor >/run/monitor-sensor-peer.log 2>&1 &
+peermon=$!
+accdir=$(iio_by_name accel_3d)
+if wait_for 20 grep -q '^1$' $accdir/buffer/enable; then
+    # At rest, claimed, on the same device motiond reads below: the peer's power beside motiond's.
+    power iio-sensor-proxy-claimed-at-rest $peerpid 15
+    seen=$(journalctl -q -o cat -u motiond.service | wc -l)
+    motionctl monitor --wait 10 --duration 40 --interval 0.05 accelerometer >/run/monitor-coexist.log 2>&1 &
+    mon=$!
+    wait_for 15 sh -c 'grep -c accelerometer /run/monitor-coexist.log | grep -qv "^[01]$"'
+    line=$(motionctl status 2>&1 | grep -E '^ +accelerometer')
+    poses
+    why=$(journalctl -q -o cat -u motiond.service | tail -n +$((seen + 1)) | grep -E 'reading accelerometer from .*polling|polling accelerometer through sysfs instead' | tail -1)
+    peer=$(changes /run/monitor-sensor-peer.log)
+    # motiond's samples followed the last pose (upright: y = -1 G) while the peer did too.
+    last=$(grep accelerometer /run/monitor-coexist.log | tail -1)
+    if echo "$line" | grep -q polling && echo "$why" | grep -q 'another program' &&
+       echo "$peer" | grep -q . && systemctl -q is-active iio-sensor-proxy.service &&
+       echo "$last" | awk '{for(i=1;i<=NF;i++){if($i=="y=")y=$(i+1)}} END{exit !(y>-1.05 && y<-0.95)}'; then
+        result coexistence PASS "motiond: $(echo $line); said: $why; its last sample: $(echo $last); iio-sensor-proxy (pid $peerpid) meanwhile: $peer"
+    else
+        result coexistence FAIL "motiond: $(echo $line); said: '$why'; last sample: '$(echo $last)'; iio-sensor-proxy $(systemctl is-active iio-sensor-proxy.service): '$peer'; $(head -c 300 /run/monitor-sensor-peer.log | tr '\n' '|')"
+    fi
+    kill $mon 2>/dev/null; wait $mon 2>/dev/null
+else
+    result coexistence FAIL "iio-sensor-proxy $(systemctl is-active iio-sensor-proxy.service) never enabled the buffer of $accdir; monitor-sensor: $(head -c 300 /run/monitor-sensor-peer.log | tr '\n' '|')"
+    diag "iio-sensor-proxy:"; journalctl -q -o cat -u iio-sensor-proxy.service | grep -v -E 'No new data|Accel read from' | tail -25
+    diag "udev: $(udevadm info -q property -p $accdir | grep IIO_SENSOR_PROXY_TYPE); triggers: $(cat /sys/bus/iio/devices/trigger*/name | tr '\n' ' ')"
+fi
+kill $peermon 2>/dev/null; wait $peermon 2>/dev/null
+# From here on motiond is alone, as after the switch in the README ("Replacing iio-sensor-proxy").
+systemctl mask --runtime --now iio-sensor-proxy.service >/dev/null 2>&1
+
+# (i) device motion for a Python client (the example installed with the package), at 100 Hz on the
+#     buffered path; meanwhile the device lies still with a gyroscope bias the engine learns and
+#     saves (the state the watchdog restart below must keep).
+feed accel 0 0 -9.80665
+feed gyro 0.01 -0.015 0.005
+pid=$(systemctl show -p MainPID --value motiond.service)
+python3 /usr/share/doc/motiond/examples/motion_client.py --interval 0.01 --duration 12 >/run/python.log 2>&1 &
+py=$!
+sleep 4
+power motiond-devicemotion-100Hz $pid 6
+diag "motiond at 100 Hz: $(motionctl status 2>&1 | grep -E '^ +(accelerometer|gyroscope|magnetometer)' | tr -s ' ' | tr '\n' '|')"
+wait $py; pystatus=$?
+bias=$(motionctl status 2>&1 | grep 'gyroscope bias' | tr -s ' ')
+learned() { # status line: the bias the hub plays, within 0.001 rad/s
+    echo "$1" | sed 's/.*(\(.*\)).*/\1/' | awk '{exit !($1-0.01<0.001 && $1-0.01>-0.001 && $2+0.015<0.001 && $2+0.015>-0.001 && $3-0.005<0.001 && $3-0.005>-0.001)}'
+}
+n=$(grep -c 'attitude roll=' /run/python.log)
+if [ $pystatus = 0 ] && [ "$n" -gt 500 ] && grep -q 'orientation faceUp' /run/python.log && learned "$bias"; then
+    result python-device-motion PASS "motion_client.py: $n attitude values in 12 s, $(grep -c orientation /run/python.log) orientation; engine: $bias"
+else
+    result python-device-motion FAIL "exit $pystatus, $n attitude values; engine: '$bias'; $(head -c 300 /run/python.log | tr '\n' '|')"
+fi
+# The state is saved as it changes, at most every 30 s ([state] save-interval): a client keeps
+# the engine running until the file holds the bias just learned (what a crash may lose is the
+# last 30 s at most).
+motionctl monitor --wait 10 --duration 60 --interval 0.02 deviceMotion >/dev/null 2>&1 &
+mon=$!
+savedbias() { grep -A4 gyroscopeBias /var/lib/motiond/engine.json 2>/dev/null | tr -d ' \n' | sed 's/.*"x":\([-0-9.e]*\),"y":\([-0-9.e]*\),"z":\([-0-9.e]*\).*/\1 \2 \3/'; }
+saved_learned() { learned "($(savedbias))"; }
+wait_for 45 saved_learned
+saved=$(savedbias)
+kill $mon 2>/dev/null; wait $mon 2>/dev/null
+feed gyro 0 0 0
+
+# (j) the watchdog: a stopped daemon stops pinging, systemd kills it (WatchdogSec=30) and starts
+#     it again; the learned bias comes back from the state directory. Then a plain restart.
+pid=$(systemctl show -p MainPID --value motiond.service)
+t0=$(cut -d' ' -f1 /proc/uptime)
+kill -STOP $pid
+restarted() { p=$(systemctl show -p MainPID --value motiond.service); [ "$p" != "$pid" ] && [ "$p" != 0 ] && systemctl -q is-active motiond.service; }
+if wait_for 90 restarted; then
+    new=$(systemctl show -p MainPID --value motiond.service)
+    took=$(awk -v a=$t0 -v b=$(cut -d' ' -f1 /proc/uptime) 'BEGIN{printf "%.0f", b - a}')
+    timeout=$(journalctl -q -o cat -u motiond.service | grep -i 'watchdog timeout' | tail -1)
+    restored=$(journalctl -q -o cat _PID=$new | grep 'engine state restored' | head -1)
+    bias=$(motionctl status --wait 10 2>&1 | grep 'gyroscope bias' | tr -s ' ')
+    if [ -n "$timeout" ] && [ -n "$restored" ] && learned "$bias"; then
+        result watchdog-restart PASS "pid $pid stopped; $took s later pid $new ($timeout); $restored; $bias"
+    else
+        result watchdog-restart FAIL "new pid $new after $took s; systemd: '$timeout'; '$restored'; '$bias'; saved before: $saved"
+    fi
+else
+    result watchdog-restart FAIL "pid $pid stopped, no new motiond in 90 s: $(systemctl status --no-pager motiond.service 2>&1 | head -5 | tr '\n' '|')"
+    kill -CONT $pid 2>/dev/null
+fi
+systemctl restart motiond.service
+new=$(systemctl show -p MainPID --value motiond.service)
+restored=$(journalctl -q -o cat _PID=$new | grep 'engine state restored' | head -1)
+bias=$(motionctl status --wait 10 2>&1 | grep 'gyroscope bias' | tr -s ' ')
+if [ -n "$restored" ] && learned "$bias"; then
+    result restart-state PASS "systemctl restart: pid $new; $restored; $bias"
+else
+    result restart-state FAIL "pid $new: '$restored'; '$bias'"
+fi
+
+# The sampling frequencies as the kernel (and the restarts' restores) left them: systemctl stop
+# must put back whatever motiond writes from now on.
+freq_before=$(frequencies)
+# Buffers enabled now are not motiond's (iio-sensor-proxy leaves its buffer enabled when it stops).
+enabled_before=$(for d in /sys/bus/iio/devices/iio:device*; do [ "$(cat $d/buffer/enable 2>/dev/null)" = 1 ] && printf '%s ' ${d##*/}; done)
+
+# (k) the desktop's D-Bus API: [dbus] sensor-proxy turned on by a reload (same process), motiond
+#     owns net.hadess.SensorProxy on the real system bus with the installed policy, and Debian's
+#     monitor-sensor shows the same orientation changes as it did from iio-sensor-proxy.
+pid=$(systemctl show -p MainPID --value motiond.service)
+printf '\n[dbus]\nsensor-proxy = true\n' >> /etc/motiond/motiond.toml
+systemctl reload motiond.service
+reloaded() { journalctl -q -o cat _PID=$pid | grep -q 'configuration reloaded'; }
+owner() { busctl --system call org.freedesktop.DBus / org.freedesktop.DBus GetConnectionUnixProcessID s net.hadess.SensorProxy 2>/dev/null | awk '{print $2}'; }
+owned() { [ "$(owner)" = "$pid" ]; }
+if wait_for 10 reloaded && wait_for 10 owned &&
+   [ "$(systemctl show -p MainPID --value motiond.service)" = "$pid" ]; then
+    result reload PASS "systemctl reload: same pid $pid, $(journalctl -q -o cat _PID=$pid | grep 'configuration reloaded' | tail -1); net.hadess.SensorProxy owned by pid $(owner)"
+else
+    result reload FAIL "pid $pid -> $(systemctl show -p MainPID --value motiond.service); reloaded: $(journalctl -q -o cat _PID=$pid | grep -i reload | tail -2 | tr '\n' '|'); name owner: '$(owner)'"
+fi
+feed accel 0 0 -9.80665
+sleep 1
+stdbuf -oL monitor-sensor >/run/monitor-sensor-motiond.log 2>&1 &
+ours=$!
+wait_for 10 grep -q 'Has accelerometer' /run/monitor-sensor-motiond.log
+poses
+mine=$(changes /run/monitor-sensor-motiond.log)
+if [ -n "$mine" ] && [ "$mine" = "$peer" ]; then
+    result dbus-monitor-sensor PASS "monitor-sensor from motiond: $mine(the same as from iio-sensor-proxy); $(grep '=== Has accelerometer' /run/monitor-sensor-motiond.log | head -1)"
+else
+    result dbus-monitor-sensor FAIL "from motiond: '$mine'; from iio-sensor-proxy: '$peer'; $(head -c 400 /run/monitor-sensor-motiond.log | tr '\n' '|')"
+fi
+# The desktop at rest: monitor-sensor's claim, the device still (the same window as the peer's).
+power motiond-dbus-claimed-at-rest $pid 15
+diag "motiond at rest: $(motionctl status 2>&1 | grep -E '^ +(accelerometer|gyroscope|magnetometer)|^subscriptions|^clients' | tr -s ' ' | tr '\n' '|')"
+diag "threads: $(for t in /proc/$pid/task/*; do printf '%s:%s ' "$(cat $t/comm)" "$(awk '/ctxt_switches/{s+=$2} END{print s}' $t/status)"; done)"
+kill $ours 2>/dev/null; wait $ours 2>/dev/null
+# Every sensor read once more (north-referenced device motion needs all three), for the restore.
+motionctl monitor --wait 10 --duration 3 --interval 0.01 --frame xMagneticNorthZVertical deviceMotion >/dev/null 2>&1
+
+# (g) systemctl stop: motiond exits cleanly (SIGTERM) and leaves every buffer disabled, the
+#     timestamp clocks as the kernel had them (realtime: motiond sets boottime while it reads) and
+#     the sampling frequencies as it found them.
 systemctl stop motiond.service
 result_of_stop="$(systemctl show -p Result --value motiond.service) status $(systemctl show -p ExecMainStatus --value motiond.service)"
 left=""
 for d in /sys/bus/iio/devices/iio:device*; do
-    [ "$(cat "$d/buffer/enable" 2>/dev/null)" = 0 ] || left="$left ${d##*/}:buffer/enable=$(cat "$d/buffer/enable" 2>&1)"
+    [ "$(cat "$d/buffer/enable" 2>/dev/null)" = 0 ] || echo " $enabled_before" | grep -q " ${d##*/} " ||
+        left="$left ${d##*/}:buffer/enable=$(cat "$d/buffer/enable" 2>&1)"
     [ ! -e "$d/current_timestamp_clock" ] || [ "$(cat "$d/current_timestamp_clock")" = realtime ] ||
         left="$left ${d##*/}:current_timestamp_clock=$(cat "$d/current_timestamp_clock")"
 done
+freq_after=$(frequencies)
+[ "$freq_after" = "$freq_before" ] || left="$left sampling frequencies $freq_after (were $freq_before)"
 if [ "$result_of_stop" = "success status 0" ] && [ -z "$left" ]; then
-    result stop-restores PASS "stopped ($result_of_stop); every buffer disabled, timestamp clocks realtime"
+    result stop-restores PASS "stopped ($result_of_stop); every buffer motiond used disabled (left enabled by iio-sensor-proxy: ${enabled_before:-none}), timestamp clocks realtime, sampling frequencies back: $freq_after; $(journalctl -q -o cat -u motiond.service | grep -c '^restored ') frequencies restored"
 else
     result stop-restores FAIL "stop: $result_of_stop; left behind:${left:- nothing}"
 fi

@@ -12,11 +12,16 @@
  * The hub answers GET_REPORT (feature and input) and SET_REPORT (feature), and sends input
  * reports at the interval the kernel set while the sensor is powered (D0) and reporting.
  *
+ * With `stamp`, each input report also carries the hub's own timestamp (usage 0x0529, 64 bits in
+ * milliseconds, unit 0x19): the kernel then stamps the IIO scans with it instead of its clock.
+ *
  * Commands, one a line, from stdin (or the file named as the only argument):
  *   accel X Y Z   acceleration in m/s^2 (device axes; flat screen up is 0 0 -9.81, upright 0 -9.81 0)
  *   gyro X Y Z    angular velocity in rad/s
  *   magn X Y Z    magnetic field in microtesla              sleep SECONDS
  *   unplug        UHID_DESTROY (the IIO devices go away)    replug       create the hub again
+ *   stamp PPM     from the next replug, stamp reports on a hub clock that starts at 0 and runs
+ *                 PPM parts per million fast;              stamp off    no timestamps (default)
  *   quit          destroy and exit (end of input: keep playing the last pose)
  * Each command is echoed to stderr with a "uhid-hub:" prefix.
  */
@@ -36,6 +41,10 @@
 
 /* Little helpers to write the report descriptor. */
 static uint8_t desc[1024];
+/* Timestamps in the input reports (from the next creation), and the hub clock's rate error. */
+static int stamping, stamped;
+static double stamp_ppm;
+static struct timespec hub_epoch;
 static size_t dlen;
 #define EMIT(...) do { const uint8_t v_[] = { __VA_ARGS__ }; memcpy(desc + dlen, v_, sizeof v_); dlen += sizeof v_; } while (0)
 #define USAGE16(u) EMIT(0x0A, (u) & 0xff, (u) >> 8)
@@ -102,6 +111,15 @@ static void build_descriptor(void)
             EMIT(0x16, 0x01, 0x80, 0x26, 0xFF, 0x7F, 0x75, 0x10, 0x95, 0x01, 0x55, s->exponent & 0x0F);
             EMIT(0x81, 0x02);              /*   Input (Data, Var, Abs) */
         }
+        if (stamping) {
+            /* Input: timestamp 0x0529, two u32 = one little-endian 64-bit value (the drivers read
+             * 8 bytes), unit 0x19 (milliseconds for hid-sensor), exponent 0; the unit is reset
+             * after it, as it is a global item. */
+            USAGE16(0x0529);
+            EMIT(0x15, 0x00, 0x27, 0xFF, 0xFF, 0xFF, 0x7F, 0x75, 0x20, 0x95, 0x02, 0x65, 0x19, 0x55, 0x00);
+            EMIT(0x81, 0x02);
+            EMIT(0x65, 0x00);
+        }
         EMIT(0xC0);                        /* End Collection */
     }
 }
@@ -120,6 +138,9 @@ static void create_hub(void)
 {
     struct uhid_event ev;
     memset(&ev, 0, sizeof ev);
+    stamped = stamping;
+    build_descriptor();
+    clock_gettime(CLOCK_MONOTONIC, &hub_epoch);
     ev.type = UHID_CREATE2;
     snprintf((char *)ev.u.create2.name, sizeof ev.u.create2.name, "motiond test sensor hub");
     snprintf((char *)ev.u.create2.phys, sizeof ev.u.create2.phys, "uhid-hub");
@@ -131,7 +152,7 @@ static void create_hub(void)
     send_event(&ev);
     created = 1;
     for (int i = 0; i < NSENSORS; i++) { sensors[i].reporting = 1; sensors[i].power = 1; }
-    fprintf(stderr, "uhid-hub: created (%zu-byte report descriptor)\n", dlen);
+    fprintf(stderr, "uhid-hub: created (%zu-byte report descriptor%s)\n", dlen, stamped ? ", hub timestamps" : "");
 }
 
 static void destroy_hub(void)
@@ -165,7 +186,13 @@ static size_t input_report(struct sensor *s, uint8_t *out)
 {
     out[0] = s->report_id;
     for (int a = 0; a < 3; a++) { out[1 + 2 * a] = (uint16_t)s->raw[a]; out[2 + 2 * a] = (uint16_t)s->raw[a] >> 8; }
-    return 7;
+    if (!stamped) return 7;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    double elapsed_ms = ((t.tv_sec - hub_epoch.tv_sec) * 1e9 + (t.tv_nsec - hub_epoch.tv_nsec)) / 1e6;
+    uint64_t hub_ms = (uint64_t)(elapsed_ms * (1 + stamp_ppm * 1e-6));
+    for (int b = 0; b < 8; b++) out[7 + b] = hub_ms >> (8 * b);
+    return 15;
 }
 
 static int active(const struct sensor *s) { return created && s->power == 2 && s->reporting == 2 && s->interval_ms > 0; }
@@ -252,6 +279,8 @@ static int command(char *line, struct timespec *sleep_until)
     else if (sscanf(line, "sleep %lf", &x) == 1) { now(sleep_until); add_ms(sleep_until, (long)(x * 1000)); }
     else if (!strcmp(word, "unplug")) destroy_hub();
     else if (!strcmp(word, "replug")) { if (!created) create_hub(); }
+    else if (sscanf(line, "stamp %lf", &x) == 1) { stamping = 1; stamp_ppm = x; }
+    else if (!strcmp(line, "stamp off")) stamping = 0;
     else if (!strcmp(word, "quit")) return 1;
     else fprintf(stderr, "uhid-hub: unknown command: %s\n", line);
     return 0;
@@ -282,7 +311,6 @@ int main(int argc, char **argv)
     setvbuf(stderr, NULL, _IOLBF, 0);
     ufd = open("/dev/uhid", O_RDWR | O_CLOEXEC);
     if (ufd < 0) die("open /dev/uhid");
-    build_descriptor();
     /* Lying flat, screen up. HID sensors (and so the IIO devices they make) follow the Windows
      * and Core Motion convention: gravity reads -1 g along z face up, -1 g along y upright. */
     set_pose(&sensors[0], 0, 0, -9.80665);

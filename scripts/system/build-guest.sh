@@ -40,7 +40,10 @@ fi
 vmlinuz=$kdir/unpacked/boot/vmlinuz-$kver
 
 # ---- packages ----------------------------------------------------------------------------
-pkgs="systemd systemd-sysv udev dbus kmod libiio0 libudev1 libsystemd0"
+# iio-sensor-proxy (and its monitor-sensor): the peer motiond must coexist with, and the D-Bus
+# client motiond's net.hadess.SensorProxy face is tried with; python3 runs the Python example;
+# procps has kill (the unit's ExecReload), as on any Debian system but minbase's.
+pkgs="systemd systemd-sysv udev dbus kmod libiio0 libudev1 libsystemd0 iio-sensor-proxy python3 procps"
 for bin in "$@"; do
     for lib in $(ldd "$bin" | awk '$3 ~ /^\// {print $3} $1 ~ /^\// {print $1}'); do
         real=$(readlink -f "$lib")

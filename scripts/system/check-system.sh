@@ -7,13 +7,13 @@
 # Tests/System/run-tests.sh checks the result from inside and prints SYSTEM-TEST lines on the
 # serial console. Exit status: 0 when every check passed, 1 on a failure or a missing result.
 #
-# Environment: MOTIOND_SYSTEM_TIMEOUT (seconds for the whole boot, default 600),
+# Environment: MOTIOND_SYSTEM_TIMEOUT (seconds for the whole boot, default 1200),
 # MOTIOND_SYSTEM_SMP (virtual CPUs, default 1: one
 # host core; 2 is about 10 s faster), MOTIOND_SYSTEM_VERBOSE=1 (the whole console
 # instead of the SYSTEM-TEST lines, and the guest prints motiond's journal), MOTIOND_SYSTEM_KEEP=1 (keep the run directory).
 set -eu
 cd "$(dirname "$0")/../.."
-timeout_s=${MOTIOND_SYSTEM_TIMEOUT:-600}
+timeout_s=${MOTIOND_SYSTEM_TIMEOUT:-1200}
 smp=${MOTIOND_SYSTEM_SMP:-1}
 cache=${MOTIOND_SYSTEM_CACHE:-$HOME/.cache/motiond-system}
 export MOTIOND_SYSTEM_CACHE=$cache
@@ -53,7 +53,7 @@ timeout "$timeout_s" qemu-system-x86_64 -accel tcg -smp "$smp" -m 2048 -nographi
     -kernel "$vmlinuz" -initrd "$run/initrd.cpio" \
     -append "console=ttyS0 panic=-1 rdinit=/sbin/init $quiet" </dev/null 2>&1 |
     tr -d '\r' | tee "$run/console.log" |
-    if [ "${MOTIOND_SYSTEM_VERBOSE:-0}" = 1 ]; then cat; else grep --line-buffered -E '^(SYSTEM-TEST|DIAG)'; fi
+    if [ "${MOTIOND_SYSTEM_VERBOSE:-0}" = 1 ]; then cat; else grep --line-buffered -E '^(SYSTEM-TEST|SYSTEM-POWER|DIAG)'; fi
 set -e
 echo "check-system: guest ran $(( $(date +%s) - start )) s" >&2
 
@@ -66,7 +66,9 @@ if ! grep -q '^SYSTEM-TEST-END' "$run/console.log"; then
     failed=$((failed + 1)); status=1
 fi
 # Every check the runner knows must have reported.
-for name in iio-devices udev-started-service device-permissions udev-rule-run accelerometer-buffered accelerometer-values journal orientation-landscape unplug replug stop-restores socket-activation security; do
+for name in iio-devices udev-started-service device-permissions udev-rule-run accelerometer-buffered accelerometer-values \
+            magnetometer-timestamps journal orientation-landscape shake unplug replug hub-timestamps unplug-without-udev replug-streaming \
+            coexistence python-device-motion watchdog-restart restart-state reload dbus-monitor-sensor stop-restores socket-activation security; do
     grep -q "^SYSTEM-TEST $name " "$run/console.log" || { echo "check-system: no result for $name" >&2; failed=$((failed + 1)); status=1; }
 done
 [ "$failed" -eq 0 ] || status=1
