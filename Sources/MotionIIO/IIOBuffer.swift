@@ -13,9 +13,10 @@ import MotionSync
 /// buffer, writes `buffer/length` = N, then `buffer/watermark` = N (ignoring ENOENT and
 /// EACCES: kernels before 4.2 have none), opens the node, and in the read() mode, the only one
 /// mainline kernels offer (its mmap block API is Analog Devices' own), writes `buffer/length` =
-/// N × the kernel buffers count before enabling. A refill then polls and reads until N whole
-/// scans have arrived, so with the watermark at N the reading thread wakes once per N scans,
-/// and a driver with a hardware FIFO (bmc150-accel, st_lsm6dsx, inv_mpu6050) sets its FIFO
+/// N × the kernel buffers count before enabling. A blocking refill then polls and reads until N
+/// whole scans have arrived — returning once per N scans, though the kernel wakes the blocked
+/// thread at every scan it stores (a non-blocking refill takes what is there) — and a driver
+/// with a hardware FIFO (bmc150-accel, st_lsm6dsx, inv_mpu6050) sets its FIFO
 /// watermark from `buffer/watermark` itself (`hwfifo_watermark` and `hwfifo_enabled` are
 /// read-only reports in the ABI). A refill gives up after the context timeout *for the whole
 /// batch* and drops the scans it had, so N × the sample period must stay well inside it. libiio
@@ -98,19 +99,32 @@ public final class IIOBuffer: @unchecked Sendable {
         return rc > 0 && fds.revents & Int16(POLLIN) != 0
     }
 
-    /// Reads the next block of scans and calls `body` with a pointer to each scan in order.
-    public func refill(_ body: (UnsafeRawPointer) -> Void) throws(IIOError) {
+    /// Makes `refill` return at once with what the kernel holds (up to a block; EAGAIN when
+    /// nothing), instead of waiting for a whole block.
+    public func setBlocking(_ blocking: Bool) throws(IIOError) {
+        guard let pointer else { throw IIOError(code: EBADF, operation: "set the blocking mode of the closed buffer of \(device)") }
+        let rc = iio_buffer_set_blocking_mode(pointer, blocking)
+        guard rc >= 0 else { throw IIOError(code: rc, operation: "set the blocking mode of the buffer of \(device)") }
+    }
+
+    /// Reads the next block of scans (in non-blocking mode, what is there of it) and calls
+    /// `body` with a pointer to each scan in order; returns how many scans it read.
+    @discardableResult
+    public func refill(_ body: (UnsafeRawPointer) -> Void) throws(IIOError) -> Int {
         guard let pointer else { throw IIOError(code: EBADF, operation: "read closed buffer of \(device)") }
         let n = iio_buffer_refill(pointer)
         guard n >= 0 else { throw IIOError(code: Int32(n), operation: "read buffer of \(device)") }
         let step = iio_buffer_step(pointer)
-        guard step > 0, let start = iio_buffer_start(pointer), let end = iio_buffer_end(pointer) else { return }
+        guard step > 0, let start = iio_buffer_start(pointer), let end = iio_buffer_end(pointer) else { return 0 }
         var scan = UnsafeRawPointer(start)
         let last = UnsafeRawPointer(end)
+        var count = 0
         while scan + step <= last {
             body(scan)
             scan += step
+            count += 1
         }
+        return count
     }
 
     /// Bytes per scan.

@@ -9,9 +9,10 @@ import Testing
 /// by a umockdev script, through a live testbed, so it belongs to the serialized hot-plug suite.
 ///
 /// umockdev has no kernel behind `buffer/watermark`: these tests see the attribute values
-/// libiio and the reader write and restore, and that every scan still arrives in order with
-/// its timestamp. That the reading thread really wakes once per batch is the kernel's part
-/// (poll() blocks until the watermark) and is not verified here.
+/// libiio and the reader write and restore, that every scan still arrives in order with its
+/// timestamp, and that a batch is read by a thread that sleeps a batch's time between
+/// non-blocking reads (one burst per wake-up, about a batch each). The wake-ups this saves on a
+/// real kernel (which wakes a blocked reader at every scan) are measured by the system tier.
 extension HotplugTests {
     @Suite("Batched buffer on emulated hardware")
     struct BufferBatchTests {
@@ -96,8 +97,10 @@ extension HotplugTests {
             #expect(run.whileReading == ["buffer/watermark": "4", "buffer/length": "512", "buffer/enable": "1"])
             #expect(run.afterStop == ["buffer/watermark": "1", "buffer/length": "480", "buffer/enable": "0"])
             expectRamp(run)
-            // The probe's first batch, then one burst of 4 scans × 2 sensors per refill.
-            #expect(run.bursts.dropFirst().allSatisfy { $0 == 8 }, "\(run.bursts)")
+            // The probe's first batch, then a burst per wake-up, one every 4 periods: about 4 scans
+            // × 2 sensors each (what came while it slept), never a scan split between bursts.
+            let later = Array(run.bursts.dropFirst())
+            #expect(later.allSatisfy { $0 > 0 && $0 % 2 == 0 } && later.count <= Self.scans / 4 + 3, "\(run.bursts)")
         }
 
         @Test("no timestamp channel, batch 4: a refill's scans are stamped one period apart from their arrival, not all alike",
@@ -114,12 +117,13 @@ extension HotplugTests {
             #expect(accel.count == Self.scans && run.lost.isEmpty)
             let times = accel.map(\.timestamp)
             #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "\(times)")
-            // After the probe's scans: each refill's four one period apart — the 10 ms they
-            // are fed at, as the filter follows it (stamped as they came, all four would be
-            // within microseconds).
-            let probed = (run.bursts.first ?? 0) / 2
-            for start in stride(from: probed, to: accel.count - 3, by: 4) {
-                let refill = times[start..<(start + 4)]
+            // After the probe's scans: each wake-up's scans one period apart — the 10 ms they are
+            // fed at, as the filter follows it (stamped as they came, all would be within
+            // microseconds).
+            var start = (run.bursts.first ?? 0) / 2
+            for burst in run.bursts.dropFirst() {
+                let refill = times[start..<min(start + burst / 2, times.count)]
+                start += burst / 2
                 let gaps = zip(refill, refill.dropFirst()).map { $1 - $0 }
                 // Equal gaps of about the period (a loaded machine feeds a little slower).
                 #expect(gaps.allSatisfy { abs($0 - gaps[0]) < 1e-9 && $0 > 0.007 && $0 < 0.02 }, "scans \(start)…: \(Array(refill))")
@@ -139,10 +143,9 @@ extension HotplugTests {
         @Test("a batch longer than half the context timeout is cut to fit: at 100 Hz and a 1 s timeout, 50 scans",
               .enabled(if: Testbed.servesThisProcess, "in-process sysfs needs LD_PRELOAD=libumockdev-preload.so.0 on the test process: run `make check`"))
         func batchLimit() async throws {
-            // The ramp's last 10 scans never fill a second batch: one batch is read.
             let run = try await run(batch: 1000, scans: 50)
             #expect(run.batch == 50)
-            #expect(run.samples.count == 100)
+            #expect(run.samples.count >= 100)
             #expect(run.whileReading["buffer/watermark"] == "50")
             #expect(run.afterStop == ["buffer/watermark": "1", "buffer/length": "480", "buffer/enable": "0"])
         }
