@@ -22,12 +22,23 @@ have_all() { iio_by_name accel_3d >/dev/null && iio_by_name gyro_3d >/dev/null &
 feed() { echo "$*" >&3; }
 # The sampling frequency attribute of every hub device, "name=value ..." (what stop must restore).
 frequencies() { for n in accel_3d gyro_3d magn_3d; do d=$(iio_by_name $n) && printf '%s=%s ' $n "$(cat $d/in_*_sampling_frequency 2>&1)"; done; }
-# Context switches of every thread of a process (each is a wake-up of that thread), and its CPU ticks.
-switches() { cat /proc/$1/task/*/status 2>/dev/null | awk '/^(non)?voluntary_ctxt_switches:/{s+=$2} END{print s+0}'; }
+# Context switches of each thread of a process ("TID count" lines; each switch is a wake-up of
+# that thread), and its CPU ticks.
+switches() { for t in /proc/$1/task/*; do printf '%s %s\n' ${t##*/} "$(awk '/ctxt_switches:/{s+=$2} END{print s+0}' $t/status 2>/dev/null)"; done; }
 ticks() { awk '{print $14 + $15}' /proc/$1/stat 2>/dev/null || echo 0; }
 power() { # label pid seconds: wake-ups per second and CPU of a process over a window
-    w0=$(switches $2); c0=$(ticks $2); sleep $3; w1=$(switches $2); c1=$(ticks $2)
-    echo "SYSTEM-POWER $1 $(awk -v w=$((w1 - w0)) -v c=$((c1 - c0)) -v s=$3 -v hz=$(getconf CLK_TCK) 'BEGIN{printf "wakeups/s=%.1f cpu=%.2f%% window=%ss", w/s, 100*c/hz/s, s}') rss=$(awk '/^VmRSS/{print $2 $3}' /proc/$2/status)"
+    # A thread's counts go with it when it ends: those of threads that ended within the window
+    # are missing (the figure is then a lower bound, and says so); a new thread counts whole.
+    a=$(switches $2); c0=$(ticks $2)
+    sleep $3
+    b=$(switches $2); c1=$(ticks $2)
+    printf '%s\n--\n%s\n' "$a" "$b" | awk -v c=$((c1 - c0)) -v s=$3 -v hz=$(getconf CLK_TCK) -v label=$1 -v rss="$(awk '/^VmRSS/{print $2 $3}' /proc/$2/status)" '
+        $1 == "--" { later = 1; next }
+        !later { before[$1] = $2; next }
+        { d += $2 - (($1 in before) ? before[$1] : 0); seen[$1] = 1; n++ }
+        END { for (t in before) if (!(t in seen)) ended++
+              printf "SYSTEM-POWER %s wakeups/s=%s%.1f cpu=%.2f%% window=%ss threads=%d%s rss=%s\n", label, ended ? ">=" : "", d / s, 100 * c / hz / s, s, n,
+                     ended ? " (" ended " ended in the window: their wake-ups are not counted)" : "", rss }'
 }
 # Sample lines of a monitor log: timestamp first, the stream's name second.
 stamps() { awk -v k="$2" '$2 == k {print $1}' "$1"; }
@@ -168,6 +179,13 @@ if echo " $order" | grep -qE ' faceUp .*portrait .*landscape(Left|Right)'; then
 else
     result orientation-landscape FAIL "expected faceUp, portrait, landscape in order; reported: '$order' $(grep -v orientation /run/monitor-orientation.log | head -c 300)"
 fi
+# Lying still with an orientation client: the accelerometer read through its buffer at the rest
+# rate (a batch of scans per wake-up).
+pid=$(systemctl show -p MainPID --value motiond.service)
+sleep 3
+power motiond-orientation-buffered-at-rest $pid 10
+diag "threads: $(for t in /proc/$pid/task/*; do printf '%s:%s ' "$(cat $t/comm)" "$(awk '/ctxt_switches/{s+=$2} END{print s}' $t/status)"; done)"
+diag "motiond at rest: $(motionctl status 2>&1 | grep -E '^ +accelerometer' | tr -s ' ')"
 kill $mon 2>/dev/null; wait $mon 2>/dev/null
 
 # (e2) a shake: held on its side, swung along y at 4 Hz with 2.5 G for a second (a step every
@@ -305,6 +323,14 @@ fi
 kill $peermon 2>/dev/null; wait $peermon 2>/dev/null
 # From here on motiond is alone, as after the switch in the README ("Replacing iio-sensor-proxy").
 systemctl mask --runtime --now iio-sensor-proxy.service >/dev/null 2>&1
+# iio-sensor-proxy leaves its buffer enabled when it stops, and motiond, finding it so, keeps
+# polling that device; the hub is plugged in anew, as the reboot after the switch would.
+diag "after iio-sensor-proxy stopped: accel_3d buffer/enable $(cat $(iio_by_name accel_3d)/buffer/enable)"
+feed unplug
+wait_for 15 gone
+feed replug
+wait_for 30 have_all
+udevadm settle -t 30
 
 # (i) device motion for a Python client (the example installed with the package), at 100 Hz on the
 #     buffered path; meanwhile the device lies still with a gyroscope bias the engine learns and
@@ -396,6 +422,10 @@ feed accel 0 0 -9.80665
 sleep 1
 stdbuf -oL monitor-sensor >/run/monitor-sensor-motiond.log 2>&1 &
 ours=$!
+# The screen-rotation helper (a MotionClient program) follows the same poses, through a command
+# backend instead of a compositor.
+motiond-rotate --backend command --command "true {orientation} {rotation}" --debounce 0.5 >/run/rotate.log 2>&1 &
+rot=$!
 wait_for 10 grep -q 'Has accelerometer' /run/monitor-sensor-motiond.log
 poses
 mine=$(changes /run/monitor-sensor-motiond.log)
@@ -404,6 +434,13 @@ if [ -n "$mine" ] && [ "$mine" = "$peer" ]; then
 else
     result dbus-monitor-sensor FAIL "from motiond: '$mine'; from iio-sensor-proxy: '$peer'; $(head -c 400 /run/monitor-sensor-motiond.log | tr '\n' '|')"
 fi
+rotated=$(grep -o 'rotating to [A-Za-z]*' /run/rotate.log | awk '{print $3}' | tr '\n' ' ')
+if echo " $rotated" | grep -qE ' portrait .*landscape(Left|Right) .*landscape(Left|Right) .*portrait '; then
+    result rotate-helper PASS "motiond-rotate (MotionClient): $rotated"
+else
+    result rotate-helper FAIL "motiond-rotate: '$rotated'; $(head -c 400 /run/rotate.log | tr '\n' '|')"
+fi
+kill $rot 2>/dev/null; wait $rot 2>/dev/null
 # The desktop at rest: monitor-sensor's claim, the device still (the same window as the peer's).
 power motiond-dbus-claimed-at-rest $pid 15
 diag "motiond at rest: $(motionctl status 2>&1 | grep -E '^ +(accelerometer|gyroscope|magnetometer)|^subscriptions|^clients' | tr -s ' ' | tr '\n' '|')"
