@@ -277,8 +277,9 @@ final class Pipeline: @unchecked Sendable {
         guard allowed.contains(kind) else {
             return SensorState(available: false, reason: "not used: excluded by --sensors")
         }
-        // Light and proximity run at their wake interval all the time: that is their period.
-        let period = kind.isMotion ? request.periods[kind] : request.wakeInterval(kind)
+        // Light and proximity run at their wake interval all the time: that is their period. A
+        // buffered motion sensor delivers at its device's frequency, which the source knows.
+        let period = kind.isMotion ? availability.period ?? request.periods[kind] : request.wakeInterval(kind)
         return SensorState(available: availability.isAvailable, reason: availability.reason, mode: availability.mode?.rawValue,
                            period: availability.isAvailable ? period : nil,
                            restInterval: availability.isAvailable && kind.isMotion ? request.wakeIntervals[kind] : nil,

@@ -65,9 +65,10 @@ final class BufferedReader: DeviceReader {
     private let attachedTrigger: Bool
     /// `buffer/hwfifo_timeout` as it was, when setup changed it.
     private let savedFifoTimeout: String?
-    /// The sampling frequencies setup wrote, with what they were: the source restores them at
-    /// exit (readers come and go with the clients' rates; the first value is the one to restore).
-    let rateChanges: [SamplingRate.Change]
+    /// The sampling frequencies setup wrote, with what they were (the source restores them at
+    /// exit: readers come and go with the clients' rates; the first value is the one to
+    /// restore), and the frequencies in force (every scan is delivered at them).
+    let rates: SamplingRate.Applied
     /// The clock of the kernel timestamps (`boottime` once set); `nil` to stamp samples on
     /// arrival (no timestamp channel, an unknown clock, or a remote device whose clock is not
     /// this machine's).
@@ -121,8 +122,9 @@ final class BufferedReader: DeviceReader {
             }
         }
         attachedTrigger = attached
-        let changes = SamplingRate.apply(period: period, to: device, sensors: sensors, exclusive: true, logger: logger)
-        rateChanges = changes
+        let applied = SamplingRate.apply(period: period, to: device, sensors: sensors, exclusive: true, logger: logger)
+        rates = applied
+        let changes = applied.changes
         // A setup that fails puts the frequencies back too: the polling that follows finds them
         // as they were (and the source records what it changes then).
         func undoRates() { for change in changes { try? change.restore(in: device.context) } }

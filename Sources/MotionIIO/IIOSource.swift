@@ -222,8 +222,11 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
                 logger.notice("\(device): \(error); polling \(what) through sysfs instead", metadata: Self.metadata(deviceID, sensors.map(\.kind)))
             }
         }
-        recordRates(buffered?.rateChanges
-                    ?? SamplingRate.apply(period: period, to: device, sensors: sensors, exclusive: false, logger: logger))
+        let rates = buffered?.rates ?? SamplingRate.apply(period: period, to: device, sensors: sensors, exclusive: false, logger: logger)
+        recordRates(rates.changes)
+        // A buffered device delivers every scan: at its frequency in force, which a driver's
+        // list may make a little faster than asked (52 Hz for 50). A polled one reads at `period`.
+        let delivered: (SensorDescriptor) -> Double? = { sensor in buffered == nil ? nil : rates.period(of: sensor) }
         let reader: DeviceReader = buffered
             ?? PollingReader(device: device, sensors: sensors, period: period, interval: interval, output: output, logger: logger)
         // A polled light or proximity sensor's long interval is its pace, not a rest rate.
@@ -233,14 +236,15 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         // A device discovery planned to poll says why (no scan elements, a buffer another program
         // such as iio-sensor-proxy reads); a failed buffer setup said so above.
         let why = buffered == nil ? sensors.first(where: { $0.readMode == .polling }).map { " (\($0.readModeReason))" } ?? "" : ""
-        logger.info("reading \(what) from \(device), \(reader.mode), every \(SysfsNumber.format((paced ? interval : period) * 1000)) ms\(pace)\(why)",
+        let every = paced ? interval : sensors.lazy.compactMap(delivered).first ?? period
+        logger.info("reading \(what) from \(device), \(reader.mode), every \(SysfsNumber.format((every * 10_000).rounded() / 10)) ms\(pace)\(why)",
                     metadata: Self.metadata(deviceID, sensors.map(\.kind)))
         readers[deviceID] = ActiveReader(sensors: sensors, period: period, interval: interval, deliver: deliver,
                                          reader: reader, identity: identity)
         // Availability is announced before the first sample can arrive.
         for sensor in sensors {
             setAvailability(sensor.kind, SensorAvailability(isAvailable: true, reason: "reading \(sensor.summary)", mode: reader.mode,
-                                                                 location: sensor.location))
+                                                                 location: sensor.location, period: delivered(sensor)))
         }
         reader.start()
     }

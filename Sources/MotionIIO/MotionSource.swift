@@ -48,12 +48,17 @@ public struct SensorAvailability: Sendable, Hashable {
     public var mode: ReadMode?
     /// Where the sensor sits, when the source knows (an IIO sensor while available).
     public var location: SensorLocation?
+    /// Seconds between the samples the sensor delivers, when the source knows it (a device read
+    /// through its buffer delivers every scan, at the frequency its driver allows, e.g. 52 Hz
+    /// for the 50 asked); `nil`: the period asked for.
+    public var period: Double?
 
-    public init(isAvailable: Bool, reason: String, mode: ReadMode? = nil, location: SensorLocation? = nil) {
+    public init(isAvailable: Bool, reason: String, mode: ReadMode? = nil, location: SensorLocation? = nil, period: Double? = nil) {
         self.isAvailable = isAvailable
         self.reason = reason
         self.mode = mode
         self.location = location
+        self.period = period
     }
 }
 

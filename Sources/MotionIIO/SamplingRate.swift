@@ -32,13 +32,31 @@ enum SamplingRate {
         }
     }
 
-    /// Sets every distinct frequency attribute of `sensors` (one per type on HID hubs and
-    /// bmi160-like chips, one for the whole device elsewhere); returns the writes made.
-    static func apply(period: Double, to device: IIODevice, sensors: [SensorDescriptor], exclusive: Bool, logger: Logger) -> [Change] {
-        var seen = Set<String>()
-        return sensors.compactMap(\.samplingFrequency).filter { seen.insert($0.attribute).inserted }.compactMap { attribute in
-            apply(period: period, to: device, attribute: attribute, exclusive: exclusive, logger: logger)
+    /// What ``apply(period:to:sensors:exclusive:logger:)`` did.
+    struct Applied: Sendable {
+        /// The writes made.
+        var changes: [Change] = []
+        /// The frequency in force afterwards, Hz, by attribute, where it could be read or was set.
+        var frequencies: [String: Double] = [:]
+
+        /// Seconds between the scans a device read through its buffer delivers for `sensor`
+        /// (every scan, at the frequency in force), when that frequency is known.
+        func period(of sensor: SensorDescriptor) -> Double? {
+            sensor.samplingFrequency.flatMap { frequencies[$0.attribute] }.flatMap { $0 > 0 ? 1 / $0 : nil }
         }
+    }
+
+    /// Sets every distinct frequency attribute of `sensors` (one per type on HID hubs and
+    /// bmi160-like chips, one for the whole device elsewhere).
+    static func apply(period: Double, to device: IIODevice, sensors: [SensorDescriptor], exclusive: Bool, logger: Logger) -> Applied {
+        var applied = Applied()
+        for attribute in sensors.compactMap(\.samplingFrequency) where applied.frequencies[attribute.attribute] == nil {
+            let (change, inForce) = apply(period: period, to: device, attribute: attribute, exclusive: exclusive, logger: logger)
+            if let change { applied.changes.append(change) }
+            applied.frequencies[attribute.attribute] = inForce ?? 0
+        }
+        applied.frequencies = applied.frequencies.filter { $0.value > 0 }
+        return applied
     }
 
     private static func write(_ value: String, _ attribute: SensorDescriptor.SamplingFrequency, on device: IIODevice) throws(IIOError) {
@@ -49,9 +67,10 @@ enum SamplingRate {
         }
     }
 
-    /// Writes the frequency if it needs changing; returns the change made, if one was.
+    /// Writes the frequency if it needs changing; returns the change made, if one was, and the
+    /// frequency in force, if known.
     private static func apply(period: Double, to device: IIODevice, attribute: SensorDescriptor.SamplingFrequency, exclusive: Bool,
-                              logger: Logger) -> Change? {
+                              logger: Logger) -> (Change?, Double?) {
         let wanted = 1 / period
         let target: Double
         if let available = attribute.available {
@@ -62,16 +81,16 @@ enum SamplingRate {
         let channel = attribute.channel.flatMap(device.inputChannel)
         let text = channel.map { try? $0.read("sampling_frequency") } ?? (try? device.read("sampling_frequency"))
         let current = text.flatMap(SysfsNumber.parse)
-        if let current, abs(current - target) < 1e-6 { return nil }
+        if let current, abs(current - target) < 1e-6 { return (nil, current) }
         // Without a list, a polled device already at least as fast as wanted is left alone.
-        if !exclusive, attribute.available == nil, let current, current >= wanted - 1e-9 { return nil }
+        if !exclusive, attribute.available == nil, let current, current >= wanted - 1e-9 { return (nil, current) }
         do throws(IIOError) {
             try write(SysfsNumber.format(target), attribute, on: device)
             logger.info("set \(attribute.attribute) of \(device) to \(SysfsNumber.format(target)) Hz for a \(SysfsNumber.format(period * 1000)) ms period")
-            return text.map { Change(device: device.id, attribute: attribute, previous: $0) }
+            return (text.map { Change(device: device.id, attribute: attribute, previous: $0) }, target)
         } catch {
             logger.warning("cannot set sampling frequency: \(error); keeping \(current.map { SysfsNumber.format($0) + " Hz" } ?? "the current rate")")
-            return nil
+            return (nil, current)
         }
     }
 }

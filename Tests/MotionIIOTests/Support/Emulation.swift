@@ -132,6 +132,14 @@ struct ProcessOutput {
             return (available, reason, line["mode"] as? String)
         }
     }
+
+    /// The `period` of each `availability` line of `kind` that has one, seconds.
+    func availabilityPeriods(_ kind: String) -> [Double] {
+        jsonLines.compactMap { line in
+            guard line["type"] as? String == "availability", line["sensor"] as? String == kind else { return nil }
+            return line["period"] as? Double
+        }
+    }
 }
 
 /// A `{"x":…,"y":…,"z":…}` object of a parsed JSON line as [x, y, z] (NaN for what is missing).
