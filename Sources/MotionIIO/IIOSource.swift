@@ -257,8 +257,9 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
 
     /// Puts back every sampling frequency motiond changed, on devices still present.
     private func restoreRates() {
+        defer { rateChanges = [:] }
+        guard let context else { return }
         for change in rateChanges.values.sorted(by: { $0.key < $1.key }) {
-            guard let context else { break }
             do throws(IIOError) {
                 try change.restore(in: context)
                 logger.info("restored \(change.attribute.attribute) of \(change.device) to \(change.previous)", metadata: ["device": "\(change.device)"])
@@ -266,7 +267,6 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
                 logger.notice("cannot restore \(change.attribute.attribute) of \(change.device): \(error)", metadata: ["device": "\(change.device)"])
             }
         }
-        rateChanges = [:]
     }
 
     /// Forgets what motiond changed on a device udev removed (its next instance starts anew; a
