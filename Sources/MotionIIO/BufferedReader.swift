@@ -165,7 +165,11 @@ final class BufferedReader: DeviceReader {
             throw .failed(error)
         }
         self.buffer = buffer
+        // libiio keeps the blocking mode per device, not per buffer: a reader after a sleeping
+        // one sets it back, or its refills would return at once and spin (the system tier
+        // found that when rest ended).
         sleeps = self.batch > 1 && device.context.isLocal && (try? buffer.setBlocking(false)) != nil
+        if !sleeps { try? buffer.setBlocking(true) }
         // Every axis must sit inside the scan, or decoding would read past it.
         func place(_ channel: IIOChannel) -> Int? {
             guard let offset = buffer.offset(of: channel), offset >= 0,

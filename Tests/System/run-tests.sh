@@ -157,10 +157,12 @@ n=$(journalctl -q -o cat _SYSTEMD_UNIT=motiond.service _PID=$pid _TRANSPORT=jour
 #     unprivileged service may take (EACCES, errno 13); any other, or a repeat, fails.
 stray=$( (journalctl -q -o cat _SYSTEMD_UNIT=motiond.service _TRANSPORT=stdout; journalctl -q -o cat _SYSTEMD_UNIT=motiond.service _TRANSPORT=syslog) 2>/dev/null |
     sort | uniq -c | sort -rn | grep -v -E '^ *1 Failed to set thread priority for worker thread: pqc=0x[0-9a-f]+ errno=13$' | head -5 | tr '\n' '|')
-if [ "$n" -gt 0 ] && [ -z "$stray" ]; then
-    result journal PASS "$n native entries from motiond (pid $pid), none from its standard error or syslog; first: $(journalctl -q -o cat _SYSTEMD_UNIT=motiond.service _PID=$pid | head -1)"
+# Its structured fields: the lines about the accelerometer are found by sensor and device.
+fields=$(journalctl -q -o cat _SYSTEMD_UNIT=motiond.service MOTIOND_SENSOR=accelerometer MOTIOND_DEVICE=$accel 2>/dev/null | head -1)
+if [ "$n" -gt 0 ] && [ -z "$stray" ] && [ -n "$fields" ]; then
+    result journal PASS "$n native entries from motiond (pid $pid), none from its standard error or syslog; first: $(journalctl -q -o cat _SYSTEMD_UNIT=motiond.service _PID=$pid | head -1); MOTIOND_SENSOR=accelerometer MOTIOND_DEVICE=$accel: $fields"
 else
-    result journal FAIL "$n native entries from pid $pid; standard-error or syslog lines: ${stray:-none}; journalctl -u motiond: $(journalctl -q -u motiond.service -o cat | tail -5 | tr '\n' '|')"
+    result journal FAIL "$n native entries from pid $pid; standard-error or syslog lines: ${stray:-none}; by MOTIOND_SENSOR/MOTIOND_DEVICE: '$fields'; journalctl -u motiond: $(journalctl -q -u motiond.service -o cat | tail -5 | tr '\n' '|')"
 fi
 
 # (e) turning the device: flat screen up, then upright (portrait), then on its side (landscape);
