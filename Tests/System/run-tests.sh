@@ -451,6 +451,15 @@ kill $ours 2>/dev/null; wait $ours 2>/dev/null
 # Every sensor read once more (north-referenced device motion needs all three), for the restore.
 motionctl monitor --wait 10 --duration 3 --interval 0.01 --frame xMagneticNorthZVertical deviceMotion >/dev/null 2>&1
 
+# Every buffered read of the whole run found data: no reader spun on empty reads or waited out
+# its timeout (a reader left non-blocking by the one before it did, the tier found).
+empty=$(journalctl -q -o cat -u motiond.service | grep -E 'no data (from|in) the buffer' )
+if [ -z "$empty" ]; then
+    result buffer-reads PASS "no empty or timed-out buffer read logged in the whole run"
+else
+    result buffer-reads FAIL "$(echo "$empty" | wc -l) lines such as: $(echo "$empty" | head -2 | tr '\n' '|')"
+fi
+
 # (g) systemctl stop: motiond exits cleanly (SIGTERM) and leaves every buffer disabled, the
 #     timestamp clocks as the kernel had them (realtime: motiond sets boottime while it reads) and
 #     the sampling frequencies as it found them.

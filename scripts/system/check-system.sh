@@ -68,7 +68,7 @@ fi
 # Every check the runner knows must have reported.
 for name in iio-devices udev-started-service device-permissions udev-rule-run accelerometer-buffered accelerometer-values \
             magnetometer-timestamps journal orientation-landscape shake unplug replug hub-timestamps unplug-without-udev replug-streaming \
-            coexistence python-device-motion watchdog-restart restart-state reload dbus-monitor-sensor rotate-helper stop-restores socket-activation security; do
+            coexistence python-device-motion watchdog-restart restart-state reload dbus-monitor-sensor rotate-helper buffer-reads stop-restores socket-activation security; do
     grep -q "^SYSTEM-TEST $name " "$run/console.log" || { echo "check-system: no result for $name" >&2; failed=$((failed + 1)); status=1; }
 done
 [ "$failed" -eq 0 ] || status=1
