@@ -13,9 +13,12 @@ import MotionCore
 /// like the simulated IMU's, or sub-microsecond apart) share a row; a
 /// sensor with no sample at a row's time has `nan` in its columns, which readers skip for that
 /// row only, so a replay delivers every sensor's samples at exactly their own times and
-/// nothing else (a recording that starts or stops between the samples of one time has a partial
-/// first or last row). `t` is seconds since the first sample (microseconds); the columns are
-/// those of the sensors that delivered samples, in the order `gyr`, `acc`, `mag`.
+/// nothing else (a recording that stops between the samples of one time has a partial last
+/// row). The trace starts when every recorded sensor has begun: the daemon answers a client's
+/// subscriptions one after the other, so the first sensor's earliest samples would otherwise
+/// make rows without the others (a fresh-clone `make check` once had a recording whose magnetometer began late). `t` is
+/// seconds since the first sample kept (microseconds); the columns are those of the sensors
+/// that delivered samples, in the order `gyr`, `acc`, `mag`.
 struct TraceWriter {
     private var samples: [Sample] = []
 
@@ -28,18 +31,26 @@ struct TraceWriter {
         samples.append(sample)
     }
 
-    /// Samples per sensor so far.
+    /// Samples per sensor in the trace so far.
     var counts: [SensorKind: Int] {
-        samples.reduce(into: [:]) { $0[$1.kind, default: 0] += 1 }
+        kept.reduce(into: [:]) { $0[$1.kind, default: 0] += 1 }
+    }
+
+    /// The samples from the time every sensor has begun (each sensor's samples come in time
+    /// order: its first is its start).
+    private var kept: [Sample] {
+        let begun = Self.columns.compactMap { column in samples.first { $0.kind == column.kind }?.timestamp }.max()
+        return samples.filter { sample in begun.map { sample.timestamp >= $0 - 0.5e-6 } ?? true }
     }
 
     /// The trace: its CSV text and how many rows it has (none without samples).
     func csv() -> (text: String, rows: Int) {
-        let present = Set(samples.map(\.kind))
+        let kept = kept
+        let present = Set(kept.map(\.kind))
         let kinds = Self.columns.map(\.kind).filter(present.contains)
-        guard let start = samples.map(\.timestamp).min() else { return ("", 0) }
+        guard let start = kept.map(\.timestamp).min() else { return ("", 0) }
         // Sensors arrive as separate messages; a stable sort restores one time line.
-        let ordered = samples.enumerated().sorted { ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset) }.map(\.element)
+        let ordered = kept.enumerated().sorted { ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset) }.map(\.element)
         // Times as written: microseconds since the first sample. Two rows never print the same t.
         var rows: [(microseconds: Double, values: [SensorKind: Vector3])] = []
         for sample in ordered {
