@@ -50,12 +50,12 @@ enum SamplingRate {
     /// bmi160-like chips, one for the whole device elsewhere).
     static func apply(period: Double, to device: IIODevice, sensors: [SensorDescriptor], exclusive: Bool, logger: Logger) -> Applied {
         var applied = Applied()
-        for attribute in sensors.compactMap(\.samplingFrequency) where applied.frequencies[attribute.attribute] == nil {
+        var seen = Set<String>()
+        for attribute in sensors.compactMap(\.samplingFrequency) where seen.insert(attribute.attribute).inserted {
             let (change, inForce) = apply(period: period, to: device, attribute: attribute, exclusive: exclusive, logger: logger)
             if let change { applied.changes.append(change) }
-            applied.frequencies[attribute.attribute] = inForce ?? 0
+            applied.frequencies[attribute.attribute] = inForce
         }
-        applied.frequencies = applied.frequencies.filter { $0.value > 0 }
         return applied
     }
 
