@@ -193,10 +193,12 @@ struct SimulatedSourceTests {
         queue.sync {}
         let samples = log.all.filter { if case .sample = $0.event { true } else { false } }
         // One arrival time per burst: the first at once, then one every 0.25 s (a loaded
-        // machine may sleep longer than asked: counted over the time it really ran).
+        // machine may sleep longer than asked: counted over the time it really ran; one late
+        // wake-up shortens the gap to the next, so the gaps are judged by their median).
         let bursts = Set(samples.map(\.arrival)).sorted()
         #expect(bursts.count >= 4 && Double(bursts.count) <= ran / 0.25 + 1.5, "\(bursts.count) bursts in \(ran) s")
-        #expect(zip(bursts, bursts.dropFirst()).allSatisfy { $1 - $0 > 0.2 }, "\(bursts)")
+        let gaps = zip(bursts, bursts.dropFirst()).map { $1 - $0 }.sorted()
+        #expect(gaps.count >= 3 && gaps[gaps.count / 2] > 0.2, "gaps between bursts: \(gaps)")
         for kind in [SensorKind.accelerometer, .gyroscope] {
             let times = log.samples(kind).map(\.timestamp)
             #expect(times.count >= 100, "\(kind): \(times.count)")
