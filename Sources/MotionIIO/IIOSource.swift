@@ -38,9 +38,15 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
     /// The sampling frequencies motiond wrote, by device and attribute, each with the value it
     /// found first: put back on stop (readers come and go with the clients' rates in between).
     private var rateChanges: [String: SamplingRate.Change] = [:]
+    /// Devices udevd has not processed yet, with the boot time each was first seen so.
+    private var unprocessedSince: [String: Double] = [:]
     private var running = false
 
     private static let minimumRetryDelay = 1.0
+    /// How long a device udevd has not processed is left alone, seconds: its `add` rescans
+    /// (with the hwdb mount matrix in place and the rule's permissions granted). A udevd that
+    /// never gets to it (stuck, or stopped after it saw the device) does not hide it for longer.
+    static let udevGrace = 10.0
     private static let maximumRetryDelay = 30.0
 
     /// A reader in use and what it serves.
@@ -176,6 +182,7 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
             }
             found = discovery.discover(context, keeping: keep)
             found?.sensors.removeAll { removedDevices.contains($0.device) }
+            awaitUdev()
         } catch {
             context = nil
             found = nil
@@ -187,6 +194,25 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         }
         for sensor in found?.sensors ?? [] {
             for note in sensor.mountMatrix.notes { report("\(sensor.device) \(note)", "\(sensor.summary): \(note)") }
+        }
+    }
+
+    /// Leaves out the devices udevd has not processed yet, for up to ``udevGrace`` each: read
+    /// now, a device would lose its hwdb mount matrix for as long as it is read, and its buffer
+    /// may still be root-only.
+    private func awaitUdev() {
+        let unprocessed = found?.unprocessed ?? []
+        unprocessedSince = unprocessedSince.filter { unprocessed.contains($0.key) }
+        let now = BootClock.now()
+        for device in unprocessed.sorted() {
+            let since = unprocessedSince[device] ?? now
+            unprocessedSince[device] = since
+            if now - since < Self.udevGrace {
+                if since == now { logger.info("\(device): udev has not processed it yet; waiting for it", metadata: ["device": "\(device)"]) }
+                found?.sensors.removeAll { $0.device == device }
+            } else {
+                report("\(device) unprocessed", "udev has not processed \(device) in \(SysfsNumber.format(Self.udevGrace)) s: using it without its udev properties")
+            }
         }
     }
 
@@ -320,6 +346,14 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         case "add":
             removedDevices.remove(event.sysname)
             retryDelay = Self.minimumRetryDelay
+            if let active = readers.removeValue(forKey: event.sysname) {
+                // Read before udev got to it (a rescan found it first, or udev's database
+                // entry was a stale one): probed again now that the rules gave it its group
+                // and the hwdb its mount matrix.
+                logger.info("\(event.sysname): udev has processed it since it was opened; opening it again",
+                            metadata: Self.metadata(event.sysname, active.kinds))
+                active.reader.stop()
+            }
             reconcile(rediscover: true)
         default:
             break

@@ -25,6 +25,11 @@ public struct SensorDiscovery: Sendable {
     public struct Result: Sendable {
         public var sensors: [SensorDescriptor]
         public var skipped: [SkippedSensor]
+        /// Devices udevd may not have processed yet (no database entry while it has events
+        /// queued): their sensors are described without udev's properties, and their device
+        /// nodes may still be root-only. A caller that can wait
+        /// for udev's `add` does so (``IIOSource``).
+        public var unprocessed: Set<String> = []
 
         /// The sensor used for `kind`: a display-located one first, then the lowest device.
         /// (Light and proximity sensors sit by the display; the location matters for the
@@ -40,12 +45,14 @@ public struct SensorDiscovery: Sendable {
     public func discover(_ context: IIOContext, keeping: [String: [SensorDescriptor]] = [:]) -> Result {
         var result = Result(sensors: [], skipped: [])
         let devices = context.devices
+        let udevBusy = useUdev && context.isLocal && UdevDevice.isDaemonBusy
         for device in devices where !device.isTrigger {
             if let kept = keeping[device.id] {
                 result.sensors += kept
                 continue
             }
             let udev = useUdev && context.isLocal ? UdevDevice(iioDevice: device.id) : nil
+            if let udev, !udev.isInitialized, udevBusy { result.unprocessed.insert(device.id) }
             for kind in SensorKind.allCases {
                 do {
                     if let sensor = try describe(kind, on: device, udev: udev, devices: devices) {

@@ -5,6 +5,10 @@ import Glibc
 /// hwdb, e.g. `ACCEL_MOUNT_MATRIX`, `ACCEL_LOCATION`).
 public struct UdevDevice: Sendable {
     public let properties: [String: String]
+    /// Whether udev has a database entry for the device, which it writes once its rules have
+    /// run: before that the hwdb properties are missing and the device node keeps the kernel's
+    /// root-only permissions.
+    public let isInitialized: Bool
 
     /// Looks up `iio:deviceN` in the udev database; `nil` when udev does not know it.
     public init?(iioDevice sysname: String) {
@@ -21,5 +25,17 @@ public struct UdevDevice: Sendable {
             entry = udev_list_entry_get_next(current)
         }
         self.properties = properties
+        isInitialized = udev_device_get_is_initialized(device) > 0
+    }
+
+    /// Whether udevd is running (its control socket exists) and has events queued, so a device
+    /// without a database entry may be one it has not got to yet. (A device udev is done with
+    /// may have no entry either: one without a device node, properties or tags.)
+    public static var isDaemonBusy: Bool {
+        guard let udev = udev_new() else { return false }
+        defer { udev_unref(udev) }
+        guard let queue = udev_queue_new(udev) else { return false }
+        defer { udev_queue_unref(queue) }
+        return udev_queue_get_udev_is_active(queue) > 0 && udev_queue_get_queue_is_empty(queue) == 0
     }
 }

@@ -195,4 +195,31 @@ struct HotplugTests {
         #expect(daemon.output.availability("accelerometer").last?.reason.contains("iio:device2") == true)
         #expect(daemon.stop() == 0)
     }
+
+    @Test("a udev add for a device already being read (found before udev got to it) opens it again, with the mount matrix udev gives it",
+          .enabled(if: Testbed.canSendUevents, "sending uevents needs LD_PRELOAD=libumockdev-preload.so.0 on the test process: run `make check`"))
+    func addReopensDeviceBeingRead() async throws {
+        let accelSyspath = "/sys/devices/platform/soc/i2c-2/2-006a/iio:device0"
+        let testbed = Testbed()
+        try testbed.add(try Emulation.fixtureText("lsm6dsx.umockdev"))
+        let daemon = try startDaemon(testbed, duration: 25)
+        defer { daemon.terminate() }
+        #expect(await daemon.wait(timeout: 10) { $0.samples("accelerometer").count >= 5 })
+        let before = try #require(daemon.output.samples("accelerometer").last)
+
+        // What udev's hwdb gives the device once its rules run: a quarter turn about z, taking
+        // the place of the driver's mount matrix (a sensor reading (x, y, z) under it reads
+        // (−y, x, z) under this one).
+        testbed.setProperty(accelSyspath, "ACCEL_MOUNT_MATRIX", "0, 1, 0; -1, 0, 0; 0, 0, 1")
+        testbed.uevent(accelSyspath, "add")
+        #expect(await daemon.wait(timeout: 10) { $0.stderr.contains("iio:device0: udev has processed it since it was opened; opening it again") })
+        let turned = { (s: (timestamp: Double, x: Double, y: Double, z: Double)) in
+            abs(s.x + before.y) < 1e-6 && abs(s.y - before.x) < 1e-6 && abs(s.z - before.z) < 1e-6
+        }
+        #expect(await daemon.wait(timeout: 10) { $0.samples("accelerometer").last.map(turned) == true },
+                "before \(before), now \(String(describing: daemon.output.samples("accelerometer").last))")
+        let gyro = daemon.output.samples("gyro").count
+        #expect(await daemon.wait(timeout: 5) { $0.samples("gyro").count > gyro + 10 }, "the gyroscope's device was not touched")
+        #expect(daemon.stop() == 0)
+    }
 }

@@ -55,6 +55,11 @@ final class Testbed {
         umockdev_testbed_set_attribute(pointer, syspath, name, value)
     }
 
+    /// Sets a udev property of a device (what udev's rules and hwdb would give it).
+    func setProperty(_ syspath: String, _ name: String, _ value: String) {
+        umockdev_testbed_set_property(pointer, syspath, name, value)
+    }
+
     /// Sends a uevent (`add`, `remove`, `change`) for a sysfs path such as `/sys/devices/…/iio:device1`.
     func uevent(_ syspath: String, _ action: String) {
         umockdev_testbed_uevent(pointer, syspath, action)
