@@ -18,7 +18,9 @@ import Glibc
 ///
 /// Time comes from sample timestamps only. Samples may arrive per sensor at their own rates;
 /// non-finite samples are ignored; a gap longer than ``AttitudeEstimatorParameters/maximumGap``
-/// is not integrated across. Conventions: accelerometer in G with the gravity-vector sign,
+/// (suspend, a stopped daemon, an unplugged sensor) is not integrated across: the attitude
+/// restarts from the next accelerometer sample (inclination at once) and the next undisturbed
+/// magnetometer sample (heading), keeping the gyroscope bias and the magnetic reference. Conventions: accelerometer in G with the gravity-vector sign,
 /// gyroscope rad/s, magnetometer µT, all in the device frame. Outputs rotate device vectors into
 /// a Z-up frame: 6D with X wherever the device's heading was at start, 9D with X magnetic
 /// north and Y west.
@@ -47,6 +49,11 @@ public struct AttitudeEstimator: Sendable {
         /// Heading offset, radians: 9D = Rz(heading) ⊗ 6D.
         public var heading = 0.0
         public var headingInitialized = false
+        /// The heading no longer holds (after a gap, or a new magnetometer calibration): the
+        /// next undisturbed magnetometer sample sets it outright instead of easing toward it.
+        public var headingStale = false
+        /// The gyroscope had a gap: the next accelerometer sample restarts the attitude.
+        public var gyroscopeGap = false
         /// Gyroscope bias, rad/s.
         public var bias = Vector3.zero
         public var initialized = false
@@ -88,7 +95,7 @@ public struct AttitudeEstimator: Sendable {
     /// afresh (the magnetometer calibration changed: the old reference no longer applies).
     public mutating func resetMagneticReference() {
         state.magneticReferenceKnown = false
-        state.headingInitialized = false
+        state.headingStale = true
         state.candidateSince = nil
         state.magneticallyDisturbed = false
     }
@@ -116,6 +123,7 @@ public struct AttitudeEstimator: Sendable {
         let gains = isStep(dt) ? gyroscopeGains.value(for: dt) { dt in
             (Self.gain(dt: dt, tau: parameters.restFilterTau), Self.gain(dt: dt, tau: parameters.restBiasTau))
         } : nil
+        if dt > parameters.maximumGap { state.gyroscopeGap = true }
         updateRest(gyroscope: raw, at: time, gains: gains)
         let rate = raw - state.bias
         state.rotationRate = rate
@@ -138,8 +146,11 @@ public struct AttitudeEstimator: Sendable {
             } : nil
         }
         updateRest(acceleration: force, gain: gains?.rest ?? 1)
-        // First sample, or after a gap: start from what the accelerometer says.
-        if !state.initialized || (dt ?? .infinity) > parameters.maximumGap {
+        // First sample, or after a gap of either sensor: start from what the accelerometer
+        // says; the device may have turned meanwhile, so the heading is taken afresh too.
+        if !state.initialized || (dt ?? .infinity) > parameters.maximumGap || state.gyroscopeGap {
+            if state.initialized { state.headingStale = true }
+            state.gyroscopeGap = false
             initialize(force)
             return
         }
@@ -226,9 +237,10 @@ public struct AttitudeEstimator: Sendable {
 
         // The heading that turns the field's horizontal part onto +X (north).
         let measured = -atan2(inertial.y, inertial.x)
-        if !state.headingInitialized {
+        if !state.headingInitialized || state.headingStale {
             state.heading = measured
             state.headingInitialized = true
+            state.headingStale = false
             return
         }
         guard let k = gains?.heading else { return }

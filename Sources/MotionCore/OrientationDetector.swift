@@ -9,9 +9,13 @@ import Glibc
 ///   once flat, the device stays flat until the normal is more than 35° from vertical.
 /// - Upright: the direction of gravity in the screen plane, φ = atan2(−g.x, −g.y) (0° portrait,
 ///   90° landscapeLeft, ±180° upside down, −90° landscapeRight), proposes the quarter it lies in
-///   only within 30° of that quarter's centre: the 30°–60° diagonals are a dead zone that keeps
-///   the current state. The current upright state is kept out to 60° (hysteresis).
-/// - Between flat and upright (tilted 25°–55° from flat, the "tilt band") nothing new is proposed.
+///   only within 30° of that quarter's centre and with the normal at least 35° from vertical.
+///   The current upright state is kept while φ stays within 60° of its centre and the normal
+///   more than 25° from vertical (hysteresis both ways).
+/// - Never stale: when gravity has left the current state's region and nothing is proposed (a
+///   diagonal dead zone, or the tilt band between flat and upright), the nearest state takes
+///   over — flat below the upright minimum tilt, else the quarter φ lies in. Only `unknown`
+///   waits in a dead zone (nothing known is contradicted there).
 /// - No decision while the device accelerates hard (the caller's flag) or turns fast.
 /// - A proposal becomes the orientation after it held for ``Parameters/settleTime`` — or at
 ///   once when the caller says the accelerometer has lain still (within
@@ -26,8 +30,9 @@ public struct OrientationDetector: Sendable {
         public var flatEnter = 25.0
         /// …and still flat until it is beyond this one.
         public var flatExit = 35.0
-        /// Upright states are only proposed with the screen normal at least this far from vertical.
-        public var uprightMinimumTilt = 55.0
+        /// Upright states are only proposed with the screen normal at least this far from vertical
+        /// (a flat state set above ``flatExit`` holds up to here).
+        public var uprightMinimumTilt = 35.0
         /// A new upright state needs φ within this angle of its centre (the rest is dead zone).
         public var proposeWithin = 30.0
         /// The current upright state holds while φ stays within this angle of its centre.
@@ -88,23 +93,30 @@ public struct OrientationDetector: Sendable {
         candidate = nil
     }
 
-    /// The state `g` (unit) argues for, given the current one: itself when in a dead zone.
+    /// The state `g` (unit) argues for, given the current one: the current one while `g` stays
+    /// in its region, a proposed one, else the nearest (unknown only stays unknown).
     private func propose(_ g: Vector3) -> DeviceOrientation {
         let degrees = 180 / Double.pi
         let fromVertical = acos(min(1, abs(g.z))) * degrees // screen normal's angle from vertical
         let flat: DeviceOrientation = g.z < 0 ? .faceUp : .faceDown
         if fromVertical <= parameters.flatEnter { return flat }
         if orientation == .faceUp || orientation == .faceDown, fromVertical <= parameters.flatExit { return flat }
-        guard fromVertical >= parameters.uprightMinimumTilt else { return orientation }
         let phi = atan2(-g.x, -g.y) * degrees
-        if orientation.isUpright, let centre = Self.centre(of: orientation),
-           abs((phi - centre).remainder(dividingBy: 360)) <= parameters.keepWithin {
-            return orientation
+        if let centre = Self.centre(of: orientation), Self.distance(phi, centre) <= parameters.keepWithin { return orientation }
+        let quarters = [DeviceOrientation.portrait, .landscapeLeft, .portraitUpsideDown, .landscapeRight]
+        if fromVertical >= parameters.uprightMinimumTilt,
+           let state = quarters.first(where: { Self.distance(phi, Self.centre(of: $0)!) <= parameters.proposeWithin }) {
+            return state
         }
-        for state in [DeviceOrientation.portrait, .landscapeLeft, .portraitUpsideDown, .landscapeRight] {
-            if abs((phi - Self.centre(of: state)!).remainder(dividingBy: 360)) <= parameters.proposeWithin { return state }
-        }
-        return orientation
+        // Gravity has left the current state's region and nothing is proposed.
+        guard orientation != .unknown else { return .unknown }
+        if fromVertical < parameters.uprightMinimumTilt { return flat }
+        return quarters.min { Self.distance(phi, Self.centre(of: $0)!) < Self.distance(phi, Self.centre(of: $1)!) }!
+    }
+
+    /// The angle between two directions in the screen plane, degrees (0…180).
+    private static func distance(_ a: Double, _ b: Double) -> Double {
+        abs((a - b).remainder(dividingBy: 360))
     }
 
     /// φ at the centre of an upright state, degrees.

@@ -255,6 +255,69 @@ struct MotionEngineTests {
         #expect(MotionEngine(configuration: Self.trusted(), restoring: engine.persistentState).gyroscopeCorrection == nil)
     }
 
+    /// The angle between two attitudes (device → reference frame), degrees.
+    static func error(_ estimate: Quaternion, _ truth: Quaternion) -> Double {
+        let delta = estimate.inverse * truth
+        return 2 * acos(min(1, abs(delta.w))) / deg
+    }
+
+    @Test("a 10 s gap in which the device turned 120° about the vertical and tilted 30°: right again within 2 s, bias and frames kept",
+          arguments: [MotionEngine.MagnetometerCalibrationMode.online, .trusted])
+    func gapRecovery(calibration: MotionEngine.MagnetometerCalibrationMode) throws {
+        var configuration = MotionEngine.Configuration()
+        configuration.magnetometerCalibration = calibration
+        var engine = MotionEngine(configuration: configuration)
+        var random = SeededRandom(seed: 7)
+        let bias = Vector3(0.01, -0.015, 0.005)
+        // Noisy samples of a still device in `pose`: 100 Hz gyroscope and accelerometer, 50 Hz magnetometer.
+        func still(_ pose: Quaternion, from start: Double, seconds: Double, each: (Double) throws -> Void = { _ in }) rethrows {
+            for i in 0..<Int(seconds * 100) {
+                let t = start + Double(i) * 0.01
+                engine.update(Sample(kind: .gyroscope, timestamp: t, vector: bias + random.gaussianVector(sigma: 0.002)))
+                engine.update(Sample(kind: .accelerometer, timestamp: t, vector: pose.inverse.rotate(Vector3(0, 0, -1)) + random.gaussianVector(sigma: 0.004)))
+                if i % 2 == 0 {
+                    engine.update(Sample(kind: .magnetometer, timestamp: t, vector: pose.inverse.rotate(Self.earth) + random.gaussianVector(sigma: 0.3)))
+                }
+                try each(t)
+            }
+        }
+        let before = Self.flat(heading: 30)
+        try still(before, from: 0, seconds: 20)
+        #expect(Self.error(try engine.deviceMotion(in: .xMagneticNorthZVertical).attitude.quaternion, before) < 2)
+        let anchor = engine.anchor()
+        let learned = engine.status.gyroscopeBias
+        let corrected = try engine.deviceMotion(in: .xArbitraryCorrectedZVertical, anchor: anchor).attitude.quaternion
+
+        // The laptop closed, moved and reopened: 10 s without samples.
+        let after = Quaternion(axis: Vector3(0, 0, 1), angle: 120 * Self.deg) * before * Quaternion(axis: Vector3(1, 0, 0), angle: 30 * Self.deg)
+        var worst = 0.0
+        try still(after, from: 30, seconds: 30) { t in
+            guard t >= 32 else { return }
+            worst = max(worst, Self.error(try engine.deviceMotion(in: .xMagneticNorthZVertical).attitude.quaternion, after))
+        }
+        #expect(worst <= 5, "largest error from 2 s after the gap on: \(worst)°")
+        #expect((engine.status.gyroscopeBias - bias).norm < 0.002, "the bias learned before the gap is kept: \(learned) → \(engine.status.gyroscopeBias)")
+        // The corrected arbitrary frame keeps its zero: from it, the device turned as it really did.
+        let turned = corrected.inverse * (try engine.deviceMotion(in: .xArbitraryCorrectedZVertical, anchor: anchor).attitude.quaternion)
+        #expect(Self.error(turned, before.inverse * after) < 5)
+    }
+
+    @Test("a gyroscope unplugged for 10 s while the device turned: the attitude restarts when it is back, not 3 s of low-pass later")
+    func gyroscopeGap() throws {
+        var engine = MotionEngine(configuration: Self.trusted())
+        let before = Self.flat(heading: 30)
+        Self.hold(&engine, pose: before, seconds: 10)
+        let after = Quaternion(axis: Vector3(0, 0, 1), angle: 120 * Self.deg) * before * Quaternion(axis: Vector3(1, 0, 0), angle: 30 * Self.deg)
+        // The accelerometer and magnetometer go on in the new pose; the gyroscope is silent.
+        for i in 1000..<2000 {
+            let t = Double(i) * 0.01
+            engine.update(Sample(kind: .accelerometer, timestamp: t, vector: after.inverse.rotate(Vector3(0, 0, -1))))
+            engine.update(Sample(kind: .magnetometer, timestamp: t, vector: after.inverse.rotate(Self.earth)))
+        }
+        Self.hold(&engine, pose: after, from: 20, seconds: 0.05)
+        #expect(Self.error(try engine.deviceMotion(in: .xMagneticNorthZVertical).attitude.quaternion, after) < 1)
+    }
+
     @Test("non-finite samples change nothing")
     func nonFinite() throws {
         var engine = MotionEngine(configuration: Self.trusted())

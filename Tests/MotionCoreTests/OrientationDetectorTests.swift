@@ -55,10 +55,10 @@ struct OrientationDetectorTests {
     }
 
     /// Settles the detector in `start` (exact vector), then holds `phi` for 0.5 s; returns the state.
-    static func after(_ start: DeviceOrientation, phi: Double, tilt: Double = 90) -> DeviceOrientation {
+    static func after(_ start: DeviceOrientation, phi: Double, tilt: Double = 90, faceUp: Bool = true) -> DeviceOrientation {
         var detector = OrientationDetector()
         for i in 0..<50 { _ = detector.update(gravity: start.gravity!, at: Double(i) * 0.01) }
-        for i in 50..<100 { _ = detector.update(gravity: Self.gravity(phi: phi, tilt: tilt), at: Double(i) * 0.01) }
+        for i in 50..<100 { _ = detector.update(gravity: Self.gravity(phi: phi, tilt: tilt, faceUp: faceUp), at: Double(i) * 0.01) }
         return detector.orientation
     }
 
@@ -77,12 +77,12 @@ struct OrientationDetectorTests {
         #expect(Self.after(.portraitUpsideDown, phi: 119) == .landscapeLeft)
         #expect(Self.after(.landscapeRight, phi: -149) == .landscapeRight)
         #expect(Self.after(.landscapeRight, phi: -151) == .portraitUpsideDown)
-        // Flat: enter within 25° of vertical, leave beyond 35° — and upright again only from 55°.
+        // Flat: enter within 25° of vertical, leave beyond 35° for the upright state proposed there.
         #expect(Self.after(.portrait, phi: 0, tilt: 26) == .portrait)
         #expect(Self.after(.portrait, phi: 0, tilt: 24) == .faceUp)
         #expect(Self.after(.faceUp, phi: 0, tilt: 34) == .faceUp)
-        #expect(Self.after(.faceUp, phi: 0, tilt: 50) == .faceUp)   // tilt band: nothing new
-        #expect(Self.after(.faceUp, phi: 0, tilt: 56) == .portrait)
+        #expect(Self.after(.faceUp, phi: 0, tilt: 36) == .portrait)
+        #expect(Self.after(.faceUp, phi: 90, tilt: 36) == .landscapeLeft)
     }
 
     @Test("tilt follows iio-sensor-proxy's thresholds on the screen normal's elevation")
@@ -131,13 +131,38 @@ struct OrientationDetectorTests {
         #expect(changes == [.portrait, .landscapeLeft])
     }
 
-    @Test("flat hysteresis: flat from 25° off vertical, upright again only past 55°")
+    @Test("flat hysteresis: flat from 25° off vertical, upright again only past 35°, flat again only within 25°; no flapping at either edge")
     func flatHysteresis() {
         var detector = OrientationDetector()
         #expect(Self.hold(&detector, Self.gravity(phi: 0, tilt: 20), seconds: 1).map(\.1) == [.faceUp])
-        #expect(Self.hold(&detector, Self.gravity(phi: 0, tilt: 45), from: 1, seconds: 5).isEmpty)
-        #expect(Self.hold(&detector, Self.gravity(phi: 0, tilt: 70), from: 6, seconds: 1).map(\.1) == [.portrait])
-        #expect(Self.hold(&detector, Self.gravity(phi: 0, tilt: 20, faceUp: false), from: 7, seconds: 1).map(\.1) == [.faceDown])
+        #expect(Self.hold(&detector, Self.gravity(phi: 0, tilt: 31), from: 1, seconds: 5).isEmpty)
+        #expect(Self.hold(&detector, Self.gravity(phi: 0, tilt: 45), from: 6, seconds: 1).map(\.1) == [.portrait])
+        #expect(Self.hold(&detector, Self.gravity(phi: 0, tilt: 29), from: 7, seconds: 5).isEmpty)
+        #expect(Self.hold(&detector, Self.gravity(phi: 0, tilt: 20, faceUp: false), from: 12, seconds: 1).map(\.1) == [.faceDown])
+        // Held (tremor and noise: about ±1.5°) at each edge of the band for 30 s: one change at most.
+        for (tilt, seed) in [(35.0, UInt64(3)), (25.0, UInt64(4))] {
+            var held = OrientationDetector()
+            let changes = Self.hold(&held, Self.gravity(phi: 0, tilt: 60), seconds: 1) + Self.hold(&held, Self.gravity(phi: 0, tilt: tilt), from: 1, seconds: 30, seed: seed)
+            #expect(changes.count <= 2, "at \(tilt)°: \(changes.map(\.1))")
+        }
+    }
+
+    @Test("never stale: a state the device has plainly left gives way to the nearest one (vectors from real hardware)")
+    func neverStale() {
+        // Held in portrait and tilted back to about 49° from flat, after landscapeLeft.
+        #expect(Self.after(.landscapeLeft, phi: 0, tilt: 49) == .portrait)
+        // Gravity mostly along +x, 31° from landscapeRight's centre (outside its 30°), 59° from portrait's.
+        var detector = OrientationDetector()
+        for i in 0..<50 { _ = detector.update(gravity: Self.gravity(phi: 90), at: Double(i) * 0.01) }
+        #expect(detector.orientation == .landscapeLeft)
+        for i in 50..<100 { _ = detector.update(gravity: Vector3(0.78, -0.47, -0.44), at: Double(i) * 0.01) }
+        #expect(detector.orientation == .landscapeRight)
+        // The far diagonal of the current state: one of its two neighbours there.
+        #expect([.portrait, .landscapeRight].contains(Self.after(.landscapeLeft, phi: -45)))
+        #expect([.portraitUpsideDown, .landscapeLeft].contains(Self.after(.landscapeRight, phi: 135)))
+        // Nearly flat (30° off vertical) in another quarter: flat, not the old upright state.
+        #expect(Self.after(.landscapeLeft, phi: -90, tilt: 30) == .faceUp)
+        #expect(Self.after(.portrait, phi: 180, tilt: 30, faceUp: false) == .faceDown)
     }
 
     @Test("no decision while accelerating or turning fast, or on bad input")
