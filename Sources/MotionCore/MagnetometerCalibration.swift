@@ -20,6 +20,9 @@ public struct MagnetometerCalibration: Sendable, Hashable, Codable {
     /// No correction: `apply` returns the raw reading.
     public static let identity = MagnetometerCalibration(offset: .zero, softIron: .identity, fieldStrength: 0)
 
+    /// Whether it leaves readings as they come (whatever field strength it expects).
+    public var isIdentity: Bool { offset == .zero && softIron == .identity }
+
     /// The calibrated field for a raw reading, µT: `softIron * (raw − offset)`.
     public func apply(_ raw: Vector3) -> Vector3 {
         softIron * (raw - offset)

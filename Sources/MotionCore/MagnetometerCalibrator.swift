@@ -21,9 +21,22 @@
 /// - otherwise the fit is discarded (accuracy stays uncalibrated until a fit is accepted).
 /// Coverage is measured around the fit's own centre, so the ring that turning about one axis traces
 /// never covers enough bins, wherever a fit puts the centre.
-/// The plausible fit with the highest level (then the smallest residual) replaces the current one
-/// only when its level is higher, or equal with a smaller residual than the current calibration has
-/// on the same samples: refitting never lowers the accuracy.
+/// The readings as they come (the identity calibration, where every magnetometer starts) are
+/// kept unless they cannot explain the field: many magnetometers are calibrated before motiond
+/// sees them (a HID sensor hub's firmware, a recording calibrated by its authors), and a fit of
+/// the few directions seen so far always explains its own samples a little better without being
+/// closer to the truth. Judged on the retained samples like a fit, with the field strength that
+/// suits them best (their mean magnitude), they are replaced only when their residual exceeds
+/// ``Parameters/trustedResidual`` (an uncalibrated magnetometer's hard iron of tens of µT makes
+/// it far larger), that field strength is implausible (a hard iron larger than Earth's field), or
+/// the fit finds a hard iron of at least ``Parameters/largeHardIron`` of the field strength —
+/// or of ``Parameters/smallHardIron`` at medium accuracy or better: the smaller the hard iron,
+/// the more evidence it needs — and the fit's residual is at most
+/// ``Parameters/replacementResidualRatio`` of theirs;
+/// otherwise they stay, rated by that judgement, so an already calibrated magnetometer reaches
+/// medium and high as it is. A fitted calibration gives way to a fit of higher level, or of
+/// equal level with a smaller residual than its own on the same samples; after collection
+/// restarted (below), to the first acceptable fit. Refitting never lowers the accuracy.
 ///
 /// Disturbances: while the fit is at least medium, a sample whose calibrated magnitude is off R by
 /// more than ``Parameters/deviationTolerance`` is not retained (a passing magnet cannot spoil the
@@ -59,8 +72,21 @@ public struct MagnetometerCalibrator: Sendable {
         /// A sample is off the fit when its calibrated magnitude differs from R by more than this.
         public var deviationTolerance = 0.1
         /// Time constant of the averaged fraction of samples off the fit: with every sample off,
-        /// collection restarts after τ·ln 2 ≈ 7 s.
-        public var deviationTau = 10.0
+        /// collection restarts after τ·ln 2 ≈ 3.5 s (a magnet passing for 2 s does not restart it).
+        public var deviationTau = 5.0
+        /// The readings as they come are kept while their relative residual is at most this.
+        /// Calibrated recordings (BROAD) show up to 6 % with a vibrating phone attached and 16 %
+        /// with a magnet 3 cm away; an uncalibrated hard iron of 30 µT gives about 40 %.
+        public var trustedResidual = 0.2
+        /// …unless a fit finds a hard iron of at least this fraction of the field strength, at
+        /// medium accuracy or better (the calibrated but disturbed BROAD recordings fit as at
+        /// most 0.09 at any level, and 0.28 at low only: the magnet of 34, 3 cm away)…
+        public var smallHardIron = 0.1
+        /// …or of at least this fraction at any level (an uncalibrated magnetometer's hard iron
+        /// of tens of µT)…
+        public var largeHardIron = 0.4
+        /// …and beyond either, replaced only by a fit whose residual is at most this fraction of theirs.
+        public var replacementResidualRatio = 0.5
 
         public init() {}
     }
@@ -91,6 +117,9 @@ public struct MagnetometerCalibrator: Sendable {
         public var deviation = 0.0
         /// Time of the latest sample, s.
         public var lastTime: Double?
+        /// The latest samples off the fit within the last ``Parameters/deviationTau`` (nil: none;
+        /// at most 500): a lasting change of the field starts its new collection with them.
+        public var recentOff: [RetainedSample]?
 
         /// Number of filled bins.
         public var coverage: Int { samples.count { $0 != nil } }
@@ -98,6 +127,8 @@ public struct MagnetometerCalibrator: Sendable {
 
     public var parameters: Parameters
     public private(set) var state: State
+    /// At most this many recent samples off the fit are kept (5 s at 100 Hz).
+    public static let recentOffLimit = 500
 
     /// Starts uncalibrated, with no samples.
     public init(parameters: Parameters = .init()) {
@@ -137,8 +168,22 @@ public struct MagnetometerCalibrator: Sendable {
             let strength = state.calibration.fieldStrength
             let off = abs(state.calibration.apply(raw).norm - strength) > parameters.deviationTolerance * strength
             state.deviation += ((off ? 1 : 0) - state.deviation) * min(1, dt / parameters.deviationTau)
+            let sample = RetainedSample(field: raw, time: time)
+            // The samples off the fit over the last deviationTau: if the field has changed for
+            // good, they are the first of the new one.
+            var recentOff = state.recentOff.take() ?? [] // taken out: appending copies nothing
+            recentOff.removeFirst(recentOff.firstIndex { time - $0.time <= parameters.deviationTau } ?? recentOff.count)
+            if off {
+                if recentOff.count == Self.recentOffLimit { recentOff.removeFirst() }
+                recentOff.append(sample)
+            }
+            state.recentOff = recentOff.isEmpty ? nil : recentOff
             if state.deviation > 0.5 {
                 restartCollection()
+                state.recentOff = nil
+                // Sorted into bins around their own mean, as a new collection starts.
+                state.binCentre = recentOff.reduce(Vector3.zero) { $0 + $1.field } / Double(recentOff.count)
+                return recentOff.reduce(false) { changed, sample in retain(sample) || changed }
             } else if off {
                 return false
             }
@@ -171,36 +216,61 @@ public struct MagnetometerCalibrator: Sendable {
             .filter { parameters.plausibleFieldStrength.contains($0.calibration.fieldStrength) && $0.axisRatio <= parameters.maximumAxisRatio }
             .map { fit in
                 let residual = Self.residual(of: fit.calibration, over: points)
-                return (fit: fit, residual: residual, level: level(of: fit, over: points, residual: residual))
+                return (fit: fit, residual: residual, level: level(of: fit.calibration, isEllipsoid: fit.isEllipsoid, over: points, residual: residual))
             }
-        guard let best = candidates.max(by: { ($0.level, -$0.residual) < ($1.level, -$1.residual) }),
-              best.level > .uncalibrated else { return false }
-        if state.fitAccuracy > .uncalibrated {
-            guard best.level > state.fitAccuracy
-                || (best.level == state.fitAccuracy && best.residual < Self.residual(of: state.calibration, over: points))
-            else { return false }
+        guard let best = candidates.max(by: { ($0.level, -$0.residual) < ($1.level, -$1.residual) }) else { return false }
+        let current = judge(state.calibration, over: points)
+        let hardIron = best.fit.calibration.offset.norm / best.fit.calibration.fieldStrength
+        let replace = if state.calibration.isIdentity {
+            (current.residual > parameters.trustedResidual // infinite when their field strength is implausible
+                || hardIron >= parameters.largeHardIron || (hardIron >= parameters.smallHardIron && best.level >= .medium))
+                && best.residual <= parameters.replacementResidualRatio * current.residual
+        } else if state.fitAccuracy > .uncalibrated {
+            best.level > state.fitAccuracy || (best.level == state.fitAccuracy && best.residual < current.residual)
+        } else {
+            true
         }
+        // Only the readings as they come are rated by their own judgement when they stay.
+        guard replace || state.calibration.isIdentity else { return false }
+        let chosen = replace ? (calibration: best.fit.calibration, residual: best.residual, level: best.level) : current
+        // Refitting never lowers the accuracy.
+        guard chosen.level > .uncalibrated, chosen.level >= state.fitAccuracy else { return false }
         // Re-sorting the bins empties some (two samples meet in one), whose refilling triggers
         // refits: do it only when the level rises, i.e. the offset has really improved.
-        let rebinning = best.level > state.fitAccuracy
-        let changed = best.fit.calibration != state.calibration
-        state.calibration = best.fit.calibration
-        state.accuracy = best.level
-        state.fitAccuracy = best.level
-        state.residual = best.residual
-        state.deviation = 0
+        let rebinning = chosen.level > state.fitAccuracy
+        let changed = chosen.calibration.offset != state.calibration.offset || chosen.calibration.softIron != state.calibration.softIron
+        state.calibration = chosen.calibration
+        state.accuracy = chosen.level
+        state.fitAccuracy = chosen.level
+        state.residual = chosen.residual
+        // The samples off the calibration in use are counted afresh only when it changed.
+        if changed { state.deviation = 0 }
         if rebinning {
-            state.binCentre = best.fit.calibration.offset
+            state.binCentre = chosen.calibration.offset
             rebin()
         }
         return changed
     }
 
-    private func level(of fit: EllipsoidFit.Result, over points: [Vector3], residual: Double) -> MagneticFieldCalibrationAccuracy {
-        let coverage = coverage(of: points, around: fit.calibration.offset)
-        if fit.isEllipsoid, coverage >= parameters.highMinimumBins, residual <= parameters.highMaximumResidual,
-           parameters.highFieldStrength.contains(fit.calibration.fieldStrength) { return .high }
-        if fit.isEllipsoid, coverage >= parameters.mediumMinimumBins, residual <= parameters.mediumMaximumResidual { return .medium }
+    /// The calibration in use, judged on `points` like a fit: with the field strength that suits
+    /// it best there (the mean calibrated magnitude), its residual and level (an infinite
+    /// residual when that field strength is implausible).
+    private func judge(_ calibration: MagnetometerCalibration, over points: [Vector3])
+        -> (calibration: MagnetometerCalibration, residual: Double, level: MagneticFieldCalibrationAccuracy) {
+        var judged = calibration
+        judged.fieldStrength = points.reduce(0) { $0 + calibration.apply($1).norm } / Double(points.count)
+        guard parameters.plausibleFieldStrength.contains(judged.fieldStrength) else { return (calibration, .infinity, .uncalibrated) }
+        let residual = Self.residual(of: judged, over: points)
+        return (judged, residual, level(of: judged, isEllipsoid: true, over: points, residual: residual))
+    }
+
+    /// A calibration's level on `points`; only a full model (an ellipsoid, or the calibration in
+    /// use) can rate above low.
+    private func level(of calibration: MagnetometerCalibration, isEllipsoid: Bool, over points: [Vector3], residual: Double) -> MagneticFieldCalibrationAccuracy {
+        let coverage = coverage(of: points, around: calibration.offset)
+        if isEllipsoid, coverage >= parameters.highMinimumBins, residual <= parameters.highMaximumResidual,
+           parameters.highFieldStrength.contains(calibration.fieldStrength) { return .high }
+        if isEllipsoid, coverage >= parameters.mediumMinimumBins, residual <= parameters.mediumMaximumResidual { return .medium }
         if coverage >= parameters.lowMinimumBins, residual <= parameters.lowMaximumResidual { return .low }
         return .uncalibrated
     }

@@ -61,6 +61,14 @@ extension MotionEngine.PersistentState {
                 return "samples[\(bin)]: \(sample.field) µT at \(sample.time) s is not a reading"
             }
         }
+        for sample in state.recentOff ?? [] {
+            guard sample.field.isFinite, sample.field.norm <= maximumMagneticField, sample.time.isFinite else {
+                return "recentOff: \(sample.field) µT at \(sample.time) s is not a reading"
+            }
+        }
+        guard (state.recentOff?.count ?? 0) <= MagnetometerCalibrator.recentOffLimit else {
+            return "recentOff: \(state.recentOff?.count ?? 0) samples, more than \(MagnetometerCalibrator.recentOffLimit)"
+        }
         guard state.binCentre.isFinite, state.binCentre.norm <= maximumMagneticField else {
             return "binCentre: \(state.binCentre) µT is beyond \(DecimalText.shortest(maximumMagneticField)) µT"
         }

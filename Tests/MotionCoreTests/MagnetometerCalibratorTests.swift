@@ -21,7 +21,7 @@ struct MagnetometerCalibratorTests {
     }
 
     /// Raw readings: distorted field plus 0.5 µT Gaussian noise per axis, at `rate` from `start`.
-    static func samples(from start: Double, seconds: Double, offset: Vector3 = offset, seed: UInt64 = 1,
+    static func samples(from start: Double, seconds: Double, offset: Vector3 = offset, softIron: Matrix3 = softIron, seed: UInt64 = 1,
                         attitude: (Double) -> Quaternion = attitude) -> [(raw: Vector3, time: Double)] {
         var random = SeededRandom(seed: seed)
         return (0..<Int(seconds * rate)).map { i in
@@ -127,6 +127,54 @@ struct MagnetometerCalibratorTests {
         Self.feed(&calibrator, Self.samples(from: 122, seconds: 30, seed: 4))
         #expect(calibrator.accuracy == .high)
         #expect((calibrator.calibration.offset - Self.offset).norm < 1)
+    }
+
+    @Test("readings calibrated before motiond sees them are kept as they come, and rise to high accuracy as they are")
+    func alreadyCalibrated() {
+        var calibrator = MagnetometerCalibrator()
+        var levels: [MagneticFieldCalibrationAccuracy] = [calibrator.accuracy]
+        for sample in Self.samples(from: 0, seconds: 120, offset: .zero, softIron: .identity) {
+            let changed = calibrator.update(sample.raw, at: sample.time)
+            #expect(!changed, "the calibration in use never changes")
+            if calibrator.accuracy != levels.last { levels.append(calibrator.accuracy) }
+        }
+        #expect(calibrator.calibration.isIdentity)
+        #expect(levels == [.uncalibrated, .low, .medium, .high])
+        #expect(abs(calibrator.calibration.fieldStrength - Self.earth.norm) < 0.5)
+    }
+
+    @Test("a real recording calibrated by its authors (BROAD 26: a vibrating phone attached, the magnitude varying by 6 %) is kept as it is")
+    func calibratedRecording() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        let text = try String(contentsOf: root.appendingPathComponent("Fixtures/broad-26-magnetometer.csv"), encoding: .utf8)
+        let rows = text.split(separator: "\n").dropFirst().map { $0.split(separator: ",").compactMap { Double($0) } }
+        var calibrator = MagnetometerCalibrator()
+        var residuals: [Double] = []
+        for row in rows where row.count == 4 {
+            calibrator.update(Vector3(row[1], row[2], row[3]), at: row[0])
+            residuals.append(calibrator.state.residual)
+        }
+        #expect(rows.count > 2500)
+        #expect(calibrator.calibration.isIdentity, "offset \(calibrator.calibration.offset)")
+        // Judged as they are: about 6 % off a sphere, so low (a fit of the same samples gets about 1.4 %).
+        #expect(calibrator.accuracy == .low)
+        #expect(calibrator.state.residual > 0.04 && calibrator.state.residual < 0.08, "\(calibrator.state.residual)")
+    }
+
+    @Test("a magnet attached to calibrated readings (a 29 µT hard iron) is learned within seconds of motion")
+    func hardIronOnCalibrated() {
+        var calibrator = MagnetometerCalibrator()
+        Self.feed(&calibrator, Self.samples(from: 0, seconds: 120, offset: .zero, softIron: .identity))
+        #expect(calibrator.accuracy == .high && calibrator.calibration.isIdentity)
+        let magnet = Vector3(20, -15, 15)
+        var learned: Double?
+        for sample in Self.samples(from: 120, seconds: 120, offset: magnet, softIron: .identity, seed: 6) {
+            calibrator.update(sample.raw, at: sample.time)
+            if learned == nil, (calibrator.calibration.offset - magnet).norm < 2 { learned = sample.time - 120 }
+        }
+        #expect((learned ?? .infinity) <= 20, "learned \(learned.map { "\($0) s" } ?? "never") after the magnet came")
+        #expect(calibrator.accuracy == .high)
+        #expect((calibrator.calibration.offset - magnet).norm < 1)
     }
 
     @Test("non-finite samples change nothing")
