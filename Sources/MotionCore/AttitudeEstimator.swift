@@ -20,8 +20,9 @@ import Glibc
 /// non-finite samples are ignored; a gap longer than ``AttitudeEstimatorParameters/maximumGap``
 /// (suspend, a stopped daemon, an unplugged sensor) is not integrated across: the attitude
 /// restarts from the next accelerometer sample (inclination at once) and the next undisturbed
-/// magnetometer sample (heading), keeping the gyroscope bias and the magnetic reference. Conventions: accelerometer in G with the gravity-vector sign,
-/// gyroscope rad/s, magnetometer µT, all in the device frame. Outputs rotate device vectors into
+/// magnetometer sample (heading), keeping the gyroscope bias and the magnetic reference.
+/// Conventions: accelerometer in G with the gravity-vector sign, gyroscope rad/s, magnetometer
+/// µT, all in the device frame. Outputs rotate device vectors into
 /// a Z-up frame: 6D with X wherever the device's heading was at start, 9D with X magnetic
 /// north and Y west.
 public struct AttitudeEstimator: Sendable {

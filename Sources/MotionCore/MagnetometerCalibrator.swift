@@ -164,11 +164,11 @@ public struct MagnetometerCalibrator: Sendable {
         // A gap counts as at most 1 s, so one sample after a pause cannot decide alone.
         let dt = state.lastTime.map { min(max(time - $0, 0), 1) } ?? 0
         state.lastTime = time
+        let sample = RetainedSample(field: raw, time: time)
         if state.fitAccuracy >= .medium {
             let strength = state.calibration.fieldStrength
             let off = abs(state.calibration.apply(raw).norm - strength) > parameters.deviationTolerance * strength
             state.deviation += ((off ? 1 : 0) - state.deviation) * min(1, dt / parameters.deviationTau)
-            let sample = RetainedSample(field: raw, time: time)
             // The samples off the fit over the last deviationTau: if the field has changed for
             // good, they are the first of the new one.
             var recentOff = state.recentOff.take() ?? [] // taken out: appending copies nothing
@@ -180,15 +180,16 @@ public struct MagnetometerCalibrator: Sendable {
             state.recentOff = recentOff.isEmpty ? nil : recentOff
             if state.deviation > 0.5 {
                 restartCollection()
-                state.recentOff = nil
-                // Sorted into bins around their own mean, as a new collection starts.
-                state.binCentre = recentOff.reduce(Vector3.zero) { $0 + $1.field } / Double(recentOff.count)
-                return recentOff.reduce(false) { changed, sample in retain(sample) || changed }
+                // The new collection starts with them (and this sample), sorted into bins around
+                // their own mean as a new collection does.
+                let seeds = off ? recentOff : recentOff + [sample]
+                state.binCentre = seeds.reduce(Vector3.zero) { $0 + $1.field } / Double(seeds.count)
+                return seeds.reduce(false) { changed, seed in retain(seed) || changed }
             } else if off {
                 return false
             }
         }
-        return retain(RetainedSample(field: raw, time: time))
+        return retain(sample)
     }
 
     /// Returns whether the calibration changed.
@@ -302,6 +303,7 @@ public struct MagnetometerCalibrator: Sendable {
 
     private mutating func restartCollection() {
         state.samples = [RetainedSample?](repeating: nil, count: DirectionBins.count)
+        state.recentOff = nil
         state.fitAccuracy = .uncalibrated
         state.accuracy = min(state.accuracy, .low)
         state.deviation = 0

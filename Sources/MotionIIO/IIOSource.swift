@@ -43,11 +43,11 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
     private var running = false
 
     private static let minimumRetryDelay = 1.0
+    private static let maximumRetryDelay = 30.0
     /// How long a device udevd has not processed is left alone, seconds: its `add` rescans
     /// (with the hwdb mount matrix in place and the rule's permissions granted). A udevd that
     /// never gets to it (stuck, or stopped after it saw the device) does not hide it for longer.
     static let udevGrace = 10.0
-    private static let maximumRetryDelay = 30.0
 
     /// A reader in use and what it serves.
     private struct ActiveReader {
