@@ -135,9 +135,11 @@ public struct AttitudeEstimator: Sendable {
         }
     }
 
-    /// Corrects the inclination with an accelerometer sample (G, gravity-vector sign).
-    public mutating func update(accelerometer acceleration: Vector3, at time: Double) {
-        guard acceleration.isFinite, time.isFinite, acceleration.norm > 1e-3 else { return }
+    /// Corrects the inclination with an accelerometer sample (G, gravity-vector sign). Returns
+    /// whether it restarted an initialised attitude after a gap.
+    @discardableResult
+    public mutating func update(accelerometer acceleration: Vector3, at time: Double) -> Bool {
+        guard acceleration.isFinite, time.isFinite, acceleration.norm > 1e-3 else { return false }
         let force = -acceleration // specific force: points up at rest
         let dt = state.lastAccelerometer.map { time - $0 }
         state.lastAccelerometer = time
@@ -150,26 +152,28 @@ public struct AttitudeEstimator: Sendable {
         // First sample, or after a gap of either sensor: start from what the accelerometer
         // says; the device may have turned meanwhile, so the heading is taken afresh too.
         if !state.initialized || (dt ?? .infinity) > parameters.maximumGap || state.gyroscopeGap {
-            if state.initialized { state.headingStale = true }
+            let restarted = state.initialized
+            if restarted { state.headingStale = true }
             state.gyroscopeGap = false
             initialize(force)
-            return
+            return restarted
         }
-        guard let gains else { return } // a repeated (or earlier) time
+        guard let gains else { return false } // a repeated (or earlier) time
         let filtered = state.inertialAcceleration.step(state.gyroscopeQuaternion.rotate(force), gains.filter)
         // The rotation back (inertial → device, the transpose of device → inertial), low-passed
         // like the acceleration.
         let delayed = state.inverseRotation.step(state.gyroscopeQuaternion.matrix.transposed, gains.filter)
         // Rotate the filtered vector to vertical with the smallest turn.
         let v = state.inclinationQuaternion.rotate(filtered)
-        guard v.norm > 1e-9 else { return }
+        guard v.norm > 1e-9 else { return false }
         let up = v / v.norm
         let axis = up.cross(Vector3(0, 0, 1))
-        guard axis.norm > 1e-12 || up.z < 0 else { return }
+        guard axis.norm > 1e-12 || up.z < 0 else { return false }
         state.inclinationQuaternion = (Self.turnToVertical(up) * state.inclinationQuaternion).normalized
         if parameters.motionBiasTau > 0, !state.atRest, axis.norm > 1e-12 {
             learnBiasInMotion(correction: axis / axis.norm * atan2(axis.norm, up.z), delayed: delayed)
         }
+        return false
     }
 
     /// The smallest turn taking the unit vector `up` to +Z, unnormalised: the angle θ between

@@ -59,6 +59,11 @@ public struct MotionEngine: Sendable {
         /// The axis self-check reached a verdict; `applied` when its correction is now in use.
         case axisCheckConcluded(AxisSelfCheck.Verdict, applied: Bool)
         case magneticDisturbance(began: Bool)
+        /// A gap in the gyroscope or accelerometer samples longer than the estimator bridges
+        /// (``AttitudeEstimatorParameters/maximumGap``: a suspend, a stopped daemon, an unplugged
+        /// sensor) restarted the attitude from gravity; the heading follows from the next
+        /// magnetometer sample that matches the magnetic reference.
+        case attitudeRestarted
     }
 
     public let configuration: Configuration
@@ -146,11 +151,12 @@ public struct MotionEngine: Sendable {
             let wasDecided = axisCheck.isDecided
             axisCheck.update(accelerometer: v, at: t)
             let wasInitialized = estimator.isInitialized
-            estimator.update(accelerometer: v, at: t)
+            let restarted = estimator.update(accelerometer: v, at: t)
             if !wasInitialized, estimator.isInitialized {
                 ownAnchor.arbitraryYaw = Attitude(quaternion: estimator.attitude6D).yaw
             }
-            return wasDecided || !axisCheck.isDecided ? nil : concludeAxisCheck()
+            if !wasDecided, axisCheck.isDecided { return concludeAxisCheck() }
+            return restarted ? .attitudeRestarted : nil
         case .magnetometer:
             return updateMagnetometer(v, at: t)
         case .light, .proximity:

@@ -513,6 +513,9 @@ final class Pipeline: @unchecked Sendable {
             }
         case .magneticDisturbance(let began):
             logger.info(began ? "magnetic disturbance: heading coasts on the gyroscope" : "magnetic disturbance over")
+        case .attitudeRestarted:
+            let gap = SysfsNumber.format(engine.configuration.estimator.maximumGap)
+            logger.notice("the motion samples stopped for more than \(gap) s (a suspend, a stopped daemon, an unplugged sensor): attitude restarted from gravity, heading from the next magnetometer reading")
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 /// motiond fusing a replayed trace as a user runs it: device motion on standard output in the
@@ -55,6 +56,46 @@ struct MotiondMotionTests {
         #expect(badFrame.status != 0 && badFrame.stderr.contains("--print-motion north"))
         let badLocation = try await Emulation.run(base + ["--print-motion", "xTrueNorthZVertical", "--latitude", "95", "--longitude", "10"])
         #expect(badLocation.status != 0 && badLocation.stderr.contains("latitude 95.0° is not within"), "\(badLocation.stderr)")
+    }
+
+    @Test("after a gap in the samples (the device turned meanwhile) the attitude and heading are right at once, and the journal says why")
+    func gapInTrace() async throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // 20 s upright with the back facing east, nothing for 8 s, then 5 s lying face up with the
+        // top edge pointing north (trace units: m/s² with +9.81 on the up axis, µT).
+        var lines = ["t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z"]
+        for i in 0..<2000 { lines.append("\(Double(i) / 100),0,0,0,0,9.80665,0,-20,-44,0") }
+        for i in 2800..<3300 { lines.append("\(Double(i) / 100),0,0,0,0,0,9.80665,0,20,-44") }
+        let trace = dir.appendingPathComponent("gap.csv").path
+        try (lines.joined(separator: "\n") + "\n").write(toFile: trace, atomically: true, encoding: .utf8)
+        let run = try await Emulation.run([Emulation.motiond, "--source", "replay:\(trace)", "--replay-fast", "--json",
+                                           "--magnetometer-calibration", "trusted", "--print-motion", "xMagneticNorthZVertical"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let motions = run.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let before = try #require(motions.last { ($0["timestamp"] as? Double ?? 0) < 20 })
+        #expect(abs((before["heading"] as? Double ?? .nan) - 90) < 1, "\(before)")
+        // The first value 0.1 s after the gap: lying flat, heading north (it eased from east at τ 20 s before).
+        let after = try #require(motions.first { ($0["timestamp"] as? Double ?? 0) >= 28.1 })
+        let gravity = jsonVector(after["gravity"])
+        #expect(abs(gravity[0]) < 1e-3 && abs(gravity[1]) < 1e-3 && abs(gravity[2] + 1) < 1e-3, "\(gravity)")
+        let heading = after["heading"] as? Double ?? .nan
+        #expect(min(heading, 360 - heading) < 1, "heading \(heading)° 0.1 s after the gap")
+        #expect(run.stderr.components(separatedBy: "the motion samples stopped for more than 0.5 s").count == 2, "\(run.stderr)")
+    }
+
+    @Test("motiond stopped (SIGSTOP) and continued: the samples it missed are a gap, and the attitude restarts from gravity")
+    func stoppedAndContinued() async throws {
+        let daemon = try RunningProcess([Emulation.motiond, "--source", "sim:", "--json", "--print-motion", "xArbitraryZVertical",
+                                         "--duration", "20"])
+        defer { daemon.terminate() }
+        #expect(await daemon.wait(timeout: 10) { $0.stdout.split(separator: "\n").count >= 20 })
+        kill(daemon.pid, SIGSTOP)
+        try await Task.sleep(for: .seconds(2.5))
+        kill(daemon.pid, SIGCONT)
+        #expect(await daemon.wait(timeout: 10) { $0.stderr.contains("the motion samples stopped for more than 0.5 s") }, "\(daemon.stderr)")
+        let count = daemon.stdout.split(separator: "\n").count
+        #expect(await daemon.wait(timeout: 5) { $0.stdout.split(separator: "\n").count > count + 10 }, "device motion goes on")
     }
 
     @Test("the learned state is saved on exit and restored; a corrupt or implausible state file is moved aside, not overwritten blindly")
