@@ -103,16 +103,18 @@ public struct OrientationDetector: Sendable {
         if orientation == .faceUp || orientation == .faceDown, fromVertical <= parameters.flatExit { return flat }
         let phi = atan2(-g.x, -g.y) * degrees
         if let centre = Self.centre(of: orientation), Self.distance(phi, centre) <= parameters.keepWithin { return orientation }
-        let quarters = [DeviceOrientation.portrait, .landscapeLeft, .portraitUpsideDown, .landscapeRight]
         if fromVertical >= parameters.uprightMinimumTilt,
-           let state = quarters.first(where: { Self.distance(phi, Self.centre(of: $0)!) <= parameters.proposeWithin }) {
+           let state = Self.quarters.first(where: { Self.distance(phi, Self.centre(of: $0)!) <= parameters.proposeWithin }) {
             return state
         }
         // Gravity has left the current state's region and nothing is proposed.
         guard orientation != .unknown else { return .unknown }
         if fromVertical < parameters.uprightMinimumTilt { return flat }
-        return quarters.min { Self.distance(phi, Self.centre(of: $0)!) < Self.distance(phi, Self.centre(of: $1)!) }!
+        return Self.quarters.min { Self.distance(phi, Self.centre(of: $0)!) < Self.distance(phi, Self.centre(of: $1)!) }!
     }
+
+    /// The upright states, in the order a proposal is looked for.
+    private static let quarters = [DeviceOrientation.portrait, .landscapeLeft, .portraitUpsideDown, .landscapeRight]
 
     /// The angle between two directions in the screen plane, degrees (0…180).
     private static func distance(_ a: Double, _ b: Double) -> Double {

@@ -54,7 +54,7 @@ struct Accuracy: ParsableCommand {
         print("9D with the magnetometer calibration configured (\(configuration.magnetometerCalibration.rawValue)) and trusted; 6D; VQF's beside each.")
         print("| file | 9D total / heading / incl. | 9D trusted total | VQF 9D total | 6D total / heading / incl. | VQF 6D total | VQF incl. |")
         print("|---|---|---|---|---|---|---|")
-        var sums = [Double](repeating: 0, count: 8)
+        var scores: [(nine: OrientationError.Summary, nineTrusted: OrientationError.Summary, six: OrientationError.Summary)] = []
         for file in Self.files {
             let trace = try loadTrace("\(dataset)/\(file.path)")
             let references = trace.records.map(\.reference)
@@ -67,17 +67,17 @@ struct Accuracy: ParsableCommand {
             }
             let nine = score(.xMagneticNorthZVertical, configuration), six = score(.xArbitraryZVertical, configuration)
             let nineTrusted = score(.xMagneticNorthZVertical, trusted)
-            let row = [nine.rmse.total, nineTrusted.rmse.total, file.vqf9D, six.rmse.total, file.vqf6D, file.vqfInclination,
-                       nine.rmse.inclination, six.rmse.inclination]
-            for i in row.indices { sums[i] += row[i] }
+            scores.append((nine, nineTrusted, six))
             func triple(_ s: OrientationError.Summary) -> String {
                 String(format: "%.2f / %.2f / %.2f", s.rmse.total, s.rmse.heading, s.rmse.inclination)
             }
             func two(_ value: Double) -> String { String(format: "%.2f", value) }
             print("| \(file.path) | \(triple(nine)) | \(two(nineTrusted.rmse.total)) | \(two(file.vqf9D)) | \(triple(six)) | \(two(file.vqf6D)) | \(two(file.vqfInclination)) |")
         }
-        let mean = sums.map { $0 / Double(Self.files.count) }
+        func mean(_ values: [Double]) -> Double { values.reduce(0, +) / Double(values.count) }
         print(String(format: "| **mean** | **%.2f** (incl. %.2f) | %.2f | %.2f | **%.2f** (incl. %.2f) | %.2f | %.2f |",
-                     mean[0], mean[6], mean[1], mean[2], mean[3], mean[7], mean[4], mean[5]))
+                     mean(scores.map(\.nine.rmse.total)), mean(scores.map(\.nine.rmse.inclination)), mean(scores.map(\.nineTrusted.rmse.total)),
+                     mean(Self.files.map(\.vqf9D)), mean(scores.map(\.six.rmse.total)), mean(scores.map(\.six.rmse.inclination)),
+                     mean(Self.files.map(\.vqf6D)), mean(Self.files.map(\.vqfInclination))))
     }
 }

@@ -16,9 +16,9 @@ import MotionCore
 /// nothing else (a recording that stops between the samples of one time has a partial last
 /// row). The trace starts when every recorded sensor has begun: the daemon answers a client's
 /// subscriptions one after the other, so the first sensor's earliest samples would otherwise
-/// make rows without the others (a fresh-clone `make check` once had a recording whose magnetometer began late). `t` is
-/// seconds since the first sample kept (microseconds); the columns are those of the sensors
-/// that delivered samples, in the order `gyr`, `acc`, `mag`.
+/// make rows without the others (a fresh-clone `make check` once had a recording whose
+/// magnetometer began late). `t` is seconds since the first sample kept (microseconds); the
+/// columns are those of the sensors that delivered samples, in the order `gyr`, `acc`, `mag`.
 struct TraceWriter {
     private var samples: [Sample] = []
 
