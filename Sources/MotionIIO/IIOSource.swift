@@ -163,7 +163,12 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
             active.reader.stop()
             readers[device] = nil
         }
-        for (deviceID, want) in desired.sorted(by: { $0.key < $1.key }) where readers[deviceID] == nil {
+        // What no reader will serve is announced before any reader starts: samples go out from
+        // the readers' threads at once, and a client may act on the first ones (motiond
+        // --count 3 exits) before hearing that another kind is missing.
+        let starting = desired.filter { readers[$0.key] == nil }
+        publishAvailability(except: Set(starting.values.flatMap { $0.sensors.map(\.kind) }))
+        for (deviceID, want) in starting.sorted(by: { $0.key < $1.key }) {
             startReader(deviceID, sensors: want.sensors, period: want.period, interval: want.interval, deliver: want.deliver)
         }
         publishAvailability()
@@ -366,8 +371,9 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         ["device": "\(deviceID)", "sensor": .array(kinds.map(\.rawValue).sorted().map { .string($0) })]
     }
 
-    private func publishAvailability() {
-        for kind in SensorKind.allCases where !readers.values.contains(where: { $0.kinds.contains(kind) }) {
+    /// Announces every kind no reader serves (but those in `starting`, about to get one).
+    private func publishAvailability(except starting: Set<SensorKind> = []) {
+        for kind in SensorKind.allCases where !starting.contains(kind) && !readers.values.contains(where: { $0.kinds.contains(kind) }) {
             if request.periods[kind] == nil, let sensor = found?.primary(kind) {
                 // Present but not requested: available, idle (no mode).
                 setAvailability(kind, SensorAvailability(isAvailable: true, reason: "found \(sensor.summary), idle", location: sensor.location))
