@@ -19,7 +19,8 @@ if [ "${1:-build}" = test ]; then
     want="$want $bus libglib2.0-bin python3-dbusmock iio-sensor-proxy coreutils"
 fi
 if [ "${1:-build}" = system ]; then
-    want="$want qemu-system-x86 mmdebstrap cpio gcc libc6-dev kmod coreutils"
+    # socat speaks QMP to wake the guest from its suspend check.
+    want="$want qemu-system-x86 mmdebstrap cpio gcc libc6-dev kmod coreutils socat"
 fi
 if [ "${1:-build}" = bench ]; then
     # iio-sensor-proxy brings monitor-sensor (the benchmark's client for it); stdbuf is coreutils.

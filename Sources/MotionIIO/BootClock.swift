@@ -5,6 +5,10 @@ public enum BootClock {
     /// Seconds since boot, counting suspend (CLOCK_BOOTTIME).
     public static func now() -> Double { seconds(CLOCK_BOOTTIME) }
 
+    /// Seconds the system has spent suspended since boot (CLOCK_BOOTTIME − CLOCK_MONOTONIC):
+    /// it grows only across a system sleep.
+    public static func asleep() -> Double { now() - seconds(CLOCK_MONOTONIC) }
+
     /// The Linux clock behind an IIO `current_timestamp_clock` value.
     static func clockID(named name: String) -> clockid_t? {
         switch name {

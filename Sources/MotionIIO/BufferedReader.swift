@@ -40,6 +40,9 @@ final class BufferedReader: DeviceReader {
 
     /// How long the probe waits for the first scan (plus, for a batch, its other scans).
     static let probeTimeout = 0.5
+    /// A timed-out read across which the system slept longer than this (seconds) timed out
+    /// because of the sleep.
+    static let suspendTolerance = 0.1
 
     /// Scans per wake-up of the reading thread, as given, but at most what fills in half the
     /// context timeout: libiio drops a batch that is not complete when the timeout ends.
@@ -291,6 +294,7 @@ final class BufferedReader: DeviceReader {
         var episode = FaultEpisode()
         var failingSince: Double?
         while !stopping.load(ordering: .acquiring) {
+            let asleepBefore = BootClock.asleep()
             do {
                 // A refill's scans go to the pipeline together: one wake-up, one burst.
                 var samples: [Sample] = []
@@ -317,6 +321,13 @@ final class BufferedReader: DeviceReader {
                 if device.context.isLocal, !SysfsDirectory(device: device).exists {
                     output.lost("\(device.id) is gone (its sysfs directory vanished; the read said: \(error))")
                     break
+                }
+                // A read that waited across a system suspend timed out because the machine
+                // slept (user space is frozen first, which may take long): not a fault.
+                if error.isTimeout, BootClock.asleep() - asleepBefore > Self.suspendTolerance {
+                    logger.info("\(device): the system slept during a read (\(SysfsNumber.format(BootClock.asleep() - asleepBefore)) s); reading on")
+                    failingSince = nil
+                    continue
                 }
                 let now = BootClock.now()
                 let since = failingSince ?? now

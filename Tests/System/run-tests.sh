@@ -225,7 +225,7 @@ udevadm control --stop-exec-queue
 feed stamp 50
 feed replug
 wait_for 30 have_all
-motionctl monitor --wait 20 --duration 12 accelerometer >/run/monitor-replug.log 2>&1 &
+motionctl monitor --wait 20 --duration 60 accelerometer >/run/monitor-replug.log 2>&1 &
 mon=$!
 wait_for 10 sh -c "journalctl -q -o cat -u motiond.service | tail -n +$((seen + 1)) | grep -q 'udev has not processed it yet'"
 sleep 2
@@ -470,6 +470,46 @@ power motiond-dbus-claimed-at-rest $pid 15
 diag "motiond at rest: $(motionctl status 2>&1 | grep -E '^ +(accelerometer|gyroscope|magnetometer)|^subscriptions|^clients' | tr -s ' ' | tr '\n' '|')"
 diag "threads: $(for t in /proc/$pid/task/*; do printf '%s:%s ' "$(cat $t/comm)" "$(awk '/ctxt_switches/{s+=$2} END{print s}' $t/status)"; done)"
 kill $ours 2>/dev/null; wait $ours 2>/dev/null
+# (l) system suspend (S3, through systemd; the host wakes the guest after about 3 s): the same
+#     motiond and the same client go on, the samples' boot-clock stamps jump over the sleep, and
+#     the attitude restarts from gravity: the device, turned upright as the machine went to
+#     sleep (too late for the fusion to follow before it), is shown upright (within 5 degrees)
+#     at most 2 s after the first sample after the sleep. The readers' reads that waited across
+#     it are no fault (buffer-reads below: none logged).
+feed accel 0 0 -9.80665
+pid=$(systemctl show -p MainPID --value motiond.service)
+motionctl monitor --wait 10 --duration 600 --interval 0.05 deviceMotion >/run/monitor-suspend.log 2>&1 &
+mon=$!
+wait_for 15 sh -c '[ $(grep -c gravity= /run/monitor-suspend.log) -gt 40 ]'
+asleep() { python3 -c 'import time; print(time.clock_gettime(time.CLOCK_BOOTTIME) - time.clock_gettime(time.CLOCK_MONOTONIC))'; }
+slept0=$(asleep)
+seen=$(journalctl -q -o cat -u motiond.service | wc -l)
+feed accel 0 -9.80665 0
+systemctl suspend
+resumed() { journalctl -q -o cat -u systemd-suspend.service | grep -q -E 'System returned from sleep|System resumed'; }
+wait_for 120 resumed
+slept=$(awk -v a=$slept0 -v b=$(asleep) 'BEGIN{printf "%.1f", b - a}')
+# The last value before the sleep (the newest followed by a gap of more than a second), and
+# the values after it.
+gap() { grep gravity= /run/monitor-suspend.log | awk 'p != "" && $1 - p > 1 {print p; exit} {p = $1}'; }
+after() { awk -v t=$last '$1 > t + 1 && /gravity=/' /run/monitor-suspend.log; }
+afterwards() { last=$(gap); [ -n "$last" ] && [ "$(after | wc -l)" -gt 50 ]; }
+wait_for 15 afterwards
+first=$(after | head -1 | awk '{print $1}')
+# The newest value at most 2 s after the first: its gravity, (x y z) in G.
+within=$(after | awk -v t=$first '$1 <= t + 2' | tail -1)
+gravity=$(echo "$within" | sed 's/.*gravity=(\([^)]*\)).*/\1/')
+restarted=$(since | grep 'attitude restarted' | head -1)
+if [ "$(systemctl show -p MainPID --value motiond.service)" = "$pid" ] && kill -0 $mon 2>/dev/null &&
+   awk -v s=$slept 'BEGIN{exit !(s >= 1)}' && [ -n "$first" ] && awk -v a=$last -v b=$first -v s=$slept 'BEGIN{exit !(b - a >= s)}' &&
+   echo "$gravity" | awk '{exit !($2 < -0.9962)}' && [ -n "$restarted" ]; then
+    result suspend-resume PASS "asleep ${slept} s (boot clock minus monotonic); same motiond (pid $pid) and client; last stamp before $last, first after $first; upright 2 s later: gravity ($gravity) G; motiond: $restarted"
+else
+    result suspend-resume FAIL "asleep '${slept}' s; motiond pid $(systemctl show -p MainPID --value motiond.service) (was $pid), client $(kill -0 $mon 2>/dev/null && echo running || echo gone); last stamp before $last, first after '$first'; gravity 2 s after: '$gravity'; restarted: '$restarted'; $(journalctl -q -o cat -u systemd-suspend.service | tail -2 | tr '\n' '|'); motiond: $(since | grep -v client | tail -5 | tr '\n' '|')"
+fi
+kill $mon 2>/dev/null; wait $mon 2>/dev/null
+feed accel 0 0 -9.80665
+
 # Every sensor read once more (north-referenced device motion needs all three), for the restore.
 motionctl monitor --wait 10 --duration 3 --interval 0.01 --frame xMagneticNorthZVertical deviceMotion >/dev/null 2>&1
 

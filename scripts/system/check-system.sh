@@ -48,12 +48,23 @@ quiet="quiet"
 [ "${MOTIOND_SYSTEM_VERBOSE:-0}" = 1 ] && quiet="motiond.test.verbose=1"
 echo "check-system: booting $(basename "$vmlinuz") with systemd (TCG, $smp CPUs, timeout ${timeout_s} s)" >&2
 start=$(date +%s)
+# The guest's suspend check (suspend-resume) sleeps in S3, and QEMU's RTC alarm does not wake
+# it: the host does, through QMP, once the guest has been suspended for about 3 s (as a
+# laptop's lid or power button would).
+qmp() { printf '{"execute":"qmp_capabilities"}\n{"execute":"%s"}\n' "$1" | socat -t1 - "UNIX-CONNECT:$run/qmp.sock" 2>/dev/null; }
+(asleep=0
+ while sleep 1; do
+     case $(qmp query-status) in *'"status": "suspended"'*) asleep=$((asleep + 1)) ;; *) asleep=0 ;; esac
+     if [ $asleep -ge 3 ]; then qmp system_wakeup >/dev/null; asleep=0; fi
+ done) &
+waker=$!
 set +e
-timeout "$timeout_s" qemu-system-x86_64 -accel tcg -smp "$smp" -m 2048 -nographic -no-reboot \
+timeout "$timeout_s" qemu-system-x86_64 -qmp "unix:$run/qmp.sock,server=on,wait=off" -accel tcg -smp "$smp" -m 2048 -nographic -no-reboot \
     -kernel "$vmlinuz" -initrd "$run/initrd.cpio" \
     -append "console=ttyS0 panic=-1 rdinit=/sbin/init $quiet" </dev/null 2>&1 |
     tr -d '\r' | tee "$run/console.log" |
     if [ "${MOTIOND_SYSTEM_VERBOSE:-0}" = 1 ]; then cat; else grep --line-buffered -E '^(SYSTEM-TEST|SYSTEM-POWER|DIAG)'; fi
+kill $waker
 set -e
 echo "check-system: guest ran $(( $(date +%s) - start )) s" >&2
 
@@ -68,7 +79,7 @@ fi
 # Every check the runner knows must have reported.
 for name in iio-devices udev-started-service device-permissions udev-rule-run accelerometer-buffered accelerometer-values \
             magnetometer-timestamps journal orientation-landscape shake unplug replug hub-timestamps unplug-without-udev replug-streaming \
-            coexistence python-device-motion watchdog-restart restart-state reload dbus-monitor-sensor rotate-helper buffer-reads stop-restores socket-activation security; do
+            coexistence python-device-motion watchdog-restart restart-state reload dbus-monitor-sensor rotate-helper suspend-resume buffer-reads stop-restores socket-activation security; do
     grep -q "^SYSTEM-TEST $name " "$run/console.log" || { echo "check-system: no result for $name" >&2; failed=$((failed + 1)); status=1; }
 done
 [ "$failed" -eq 0 ] || status=1
