@@ -20,7 +20,7 @@ SWIFTFLAGS  ?=
 RELEASEFLAGS ?= --static-swift-stdlib
 DEMO_SECONDS ?= 20
 
-.PHONY: all build demo check check-system check-tsan check-asan test deps test-deps install install-data install-sensor-proxy uninstall-sensor-proxy uninstall clean accuracy bench bench-daemon bench-client bench-power
+.PHONY: all build demo check check-system check-tsan check-asan test deps test-deps install install-data install-sensor-proxy uninstall-sensor-proxy uninstall clean accuracy bench bench-hinge bench-daemon bench-client bench-power
 
 all: build
 
@@ -95,6 +95,11 @@ accuracy: deps
 bench: deps
 	$(SWIFT) build -c release --product motionctl $(RELEASEFLAGS) $(SWIFTFLAGS)
 	.build/release/motionctl bench
+
+# The hinge angle and posture on the simulated convertible (issue 18; docs/PERFORMANCE.md).
+bench-hinge: deps
+	$(SWIFT) build -c release --product motionctl $(RELEASEFLAGS) $(SWIFTFLAGS)
+	.build/release/motionctl hinge-bench
 
 # The daemon under load (docs/PERFORMANCE.md): a private motiond on the simulated IMU with 1,
 # 10, 100 and 1000 clients at 100 Hz; latency, drops, CPU and memory per round.

@@ -7,7 +7,7 @@ struct MotionCtl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "motionctl",
         abstract: "Inspect and use motion data from motiond, or process recorded traces offline.",
-        subcommands: [Fuse.self, Analyze.self, Accuracy.self, Bench.self, OrientationBench.self, DaemonBench.self, ClientBench.self, Monitor.self,
+        subcommands: [Fuse.self, Analyze.self, Accuracy.self, Bench.self, OrientationBench.self, HingeBench.self, DaemonBench.self, ClientBench.self, Monitor.self,
                       Status.self, Get.self, Record.self, Calibrate.self, Plot.self])
 
     /// Without a subcommand: the usage on standard error, and EX_USAGE.
