@@ -75,6 +75,10 @@ public struct MotionEngine: Sendable {
     /// Whether the device has a magnetometer; set by the owner from discovery, and set by the
     /// first magnetometer sample in any case.
     public var magnetometerPresent = false
+    /// A convertible's hinge, from the display and base accelerometers (and the gyroscope).
+    public private(set) var hinge = HingeEstimator()
+    /// The hinge angle the latest accelerometer sample gave, nil without a base accelerometer.
+    public private(set) var hingeAngle: HingeAngle?
 
     private var hasGyroscope = false
     private var latestTime = 0.0
@@ -145,9 +149,11 @@ public struct MotionEngine: Sendable {
             hasGyroscope = true
             axisCheck.update(gyroscope: rate, at: t)
             estimator.update(gyroscope: rate, at: t)
+            hinge.update(displayRotationRate: rate - estimator.state.bias, at: t)
             return nil
         case .accelerometer:
             acceleration = v
+            hingeAngle = hinge.update(display: v, at: t)
             let wasDecided = axisCheck.isDecided
             axisCheck.update(accelerometer: v, at: t)
             let wasInitialized = estimator.isInitialized
@@ -159,6 +165,9 @@ public struct MotionEngine: Sendable {
             return restarted ? .attitudeRestarted : nil
         case .magnetometer:
             return updateMagnetometer(v, at: t)
+        case .baseAccelerometer:
+            hinge.update(base: v, at: t)
+            return nil
         case .light, .proximity:
             return nil
         }

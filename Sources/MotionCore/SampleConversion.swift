@@ -26,7 +26,7 @@ public struct SampleConversion: Sendable, Hashable, Codable {
     /// Factor from the IIO unit to the Core Motion unit of `kind`.
     public var unitFactor: Double {
         switch kind {
-        case .accelerometer: return 1 / PhysicalConstants.standardGravity
+        case .accelerometer, .baseAccelerometer: return 1 / PhysicalConstants.standardGravity
         case .gyroscope: return 1
         case .magnetometer: return PhysicalConstants.microteslaPerGauss
         case .light, .proximity: return 1

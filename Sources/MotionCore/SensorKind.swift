@@ -13,6 +13,9 @@ public enum SensorKind: String, Sendable, Hashable, Codable, CaseIterable, Custo
     case magnetometer
     case light
     case proximity
+    /// A convertible's second accelerometer, in the base (keyboard half): read with the
+    /// display's for the hinge angle, in the display's frame as the lid closed defines it.
+    case baseAccelerometer
 
     /// The three motion sensors, the ones the fusion reads.
     public static let motion: [SensorKind] = [.accelerometer, .gyroscope, .magnetometer]
@@ -24,7 +27,7 @@ public enum SensorKind: String, Sendable, Hashable, Codable, CaseIterable, Custo
     /// Values per sample: 3 for the motion sensors, 1 for light and proximity.
     public var axisCount: Int {
         switch self {
-        case .accelerometer, .gyroscope, .magnetometer: return 3
+        case .accelerometer, .gyroscope, .magnetometer, .baseAccelerometer: return 3
         case .light, .proximity: return 1
         }
     }
@@ -32,7 +35,7 @@ public enum SensorKind: String, Sendable, Hashable, Codable, CaseIterable, Custo
     /// The IIO channel type that carries this kind (`in_<type>_x_raw`, `in_illuminance_raw`).
     public var iioChannelType: String {
         switch self {
-        case .accelerometer: return "accel"
+        case .accelerometer, .baseAccelerometer: return "accel"
         case .gyroscope: return "anglvel"
         case .magnetometer: return "magn"
         case .light: return "illuminance"
@@ -43,7 +46,7 @@ public enum SensorKind: String, Sendable, Hashable, Codable, CaseIterable, Custo
     /// The unit of a sample of this kind.
     public var unit: String {
         switch self {
-        case .accelerometer: return "G"
+        case .accelerometer, .baseAccelerometer: return "G"
         case .gyroscope: return "rad/s"
         case .magnetometer: return "µT"
         case .light: return "lx"

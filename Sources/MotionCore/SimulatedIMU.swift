@@ -51,7 +51,9 @@ public struct SimulatedIMU: Sendable {
     public func idealReading(_ kind: SensorKind, in state: MotionScript.State) -> Vector3 {
         let toDevice = state.attitude.inverse
         switch kind {
-        case .accelerometer:
+        case .accelerometer, .baseAccelerometer:
+            // The simulated device is a slate, or a convertible folded into a tablet: its base,
+            // behind the display, reads what the display reads (hinge at 360°).
             // Gravity-vector sign: the measured vector is gravity (down) plus user acceleration.
             return toDevice.rotate(Vector3(0, 0, -1)) + state.userAcceleration
         case .gyroscope:
@@ -89,7 +91,7 @@ public struct SimulatedIMU: Sendable {
         let ideal = idealReading(kind, in: trembling(script.state(at: time), at: time))
         let measured: Vector3
         switch kind {
-        case .accelerometer:
+        case .accelerometer, .baseAccelerometer:
             measured = ideal + random.gaussianVector(sigma: settings.accelerometerNoise)
         case .gyroscope:
             measured = ideal + settings.gyroscopeBias + random.gaussianVector(sigma: settings.gyroscopeNoise)

@@ -181,7 +181,7 @@ struct Publisher: Sendable {
                 let message = OutgoingMessage(.proximity(change))
                 for client in (subscriptions[.proximity] ?? [:]).keys.sorted() { out.append(Addressed(client: client, message: message)) }
             }
-        case .magnetometer, .light:
+        case .magnetometer, .light, .baseAccelerometer:
             break
         }
         return notes

@@ -21,7 +21,7 @@ enum SensorDemand {
         case .orientation, .tilt, .shake, .availability, .calibration: return true
         // Read at their own slow pace, from sensors of their own.
         case .light, .proximity: return true
-        case .accelerometer, .gyro, .magnetometer, .deviceMotion, .heading, .gesture: return false
+        case .accelerometer, .gyro, .magnetometer, .deviceMotion, .heading, .gesture, .baseAccelerometer: return false
         }
     }
 

@@ -63,6 +63,13 @@ public struct SensorDiscovery: Sendable {
                 }
             }
         }
+        // A machine whose only accelerometer says it sits in the base (a wrong label, or a
+        // base alone) still has an accelerometer: that one.
+        if !result.sensors.contains(where: { $0.kind == .accelerometer }),
+           let index = result.sensors.firstIndex(where: { $0.kind == .baseAccelerometer }) {
+            result.sensors[index].kind = .accelerometer
+            result.sensors[index].conversion.kind = .accelerometer
+        }
         return result
     }
 
@@ -77,7 +84,7 @@ public struct SensorDiscovery: Sendable {
     static func channelGroups(_ kind: SensorKind) -> [[String]] {
         let type = kind.iioChannelType
         switch kind {
-        case .accelerometer, .gyroscope, .magnetometer:
+        case .accelerometer, .baseAccelerometer, .gyroscope, .magnetometer:
             return [["x", "y", "z"].map { "\(type)_\($0)" }]
         case .light:
             return [["illuminance"], ["illuminance0"], ["intensity_both"], ["illuminance_clear"], ["intensity_clear"]]
@@ -90,6 +97,11 @@ public struct SensorDiscovery: Sendable {
         guard let group = Self.channelGroups(kind).first(where: { ids in ids.contains { device.inputChannel($0) != nil } }) else {
             return nil
         }
+        let location = resolveLocation(device, udev: udev)
+        // An accelerometer in a convertible's base is the base accelerometer (the hinge's
+        // second half); every other one may serve as the accelerometer.
+        if kind == .accelerometer, location.value == .base { return nil }
+        if kind == .baseAccelerometer, location.value != .base { return nil }
         let found = group.map { device.inputChannel($0) }
         let missing = zip(group, found).filter { $0.1 == nil }.map { "in_\($0.0)" }
         guard missing.isEmpty else {
@@ -138,7 +150,6 @@ public struct SensorDiscovery: Sendable {
         }
         let matrix = kind.isMotion ? resolveMountMatrix(kind, on: device, channel: channels.first, udev: udev)
             : (.identity, .init(source: "none (not a motion sensor)", given: MountMatrix.identity.description, correctedImproper: false, notes: []))
-        let location = resolveLocation(device, udev: udev)
         let plan = axes.contains(where: { $0.valueAttribute == "input" })
             ? (mode: ReadMode.polling, reason: "only the processed \(axes.map { "\($0.channel)_input" }.joined(separator: ", ")): sysfs polling", trigger: nil)
             : planReadMode(device, channels: channels, devices: devices)
@@ -207,8 +218,8 @@ public struct SensorDiscovery: Sendable {
         for override in overrides where override.matches(device, kind: kind) {
             candidates.append(("configuration", { override.matrix }, override.matrix.description))
         }
-        // hwdb's ACCEL_MOUNT_MATRIX describes the accelerometer only.
-        if kind == .accelerometer, let text = udev?.properties["ACCEL_MOUNT_MATRIX"] {
+        // hwdb's ACCEL_MOUNT_MATRIX describes an accelerometer only (the base's its own).
+        if kind == .accelerometer || kind == .baseAccelerometer, let text = udev?.properties["ACCEL_MOUNT_MATRIX"] {
             candidates.append(("udev ACCEL_MOUNT_MATRIX", { try MountMatrix(parsing: text) }, text))
         }
         // By type (a channel attribute for libiio), then by direction, then shared by all.

@@ -12,6 +12,9 @@ public struct SensorListing: Sendable, Codable {
     public var skipped: [SkippedSensor]
     /// For sources without IIO devices: what they provide.
     public var provides: [SensorKind]?
+    /// Whether a convertible's hinge angle can be measured (a display and a base
+    /// accelerometer), and from which devices or why not.
+    public var hinge: String
 
     public init(source: String, result: SensorDiscovery.Result) {
         self.source = source
@@ -23,6 +26,7 @@ public struct SensorListing: Sendable, Codable {
         }
         self.selected = selected
         provides = nil
+        hinge = Self.hinge(selected)
     }
 
     public init(source: String, provides kinds: [SensorKind]) {
@@ -31,6 +35,16 @@ public struct SensorListing: Sendable, Codable {
         sensors = []
         skipped = []
         provides = kinds
+        hinge = Self.hinge(selected)
+    }
+
+    /// The hinge line: measurable from the two accelerometers selected, or what is missing.
+    private static func hinge(_ selected: [String: String]) -> String {
+        guard let display = selected[SensorKind.accelerometer.rawValue] else { return "not measurable: no accelerometer" }
+        guard let base = selected[SensorKind.baseAccelerometer.rawValue] else {
+            return "not measurable: no base accelerometer (one in a convertible's base says so by its label accel-base, its location base, or udev's ACCEL_LOCATION=base)"
+        }
+        return "measurable: display accelerometer \(display), base accelerometer \(base)"
     }
 
     public func json() -> String {
@@ -47,9 +61,10 @@ public struct SensorListing: Sendable, Codable {
         if sensors.isEmpty && provides == nil {
             out += "  no accelerometer, gyroscope, magnetometer, light or proximity sensor found\n"
         }
+        out += "  hinge angle  \(hinge)\n"
         for sensor in sensors {
             let used = selected[sensor.kind.rawValue] == sensor.device
-            let role = used ? "used" : (sensor.kind == .accelerometer && sensor.location == .base ? "base accelerometer, kept for the hinge angle" : "not used")
+            let role = used ? "used" : "not used"
             out += "\n\(sensor.kind) — \(sensor.device) \(sensor.driver)\(sensor.label.map { " (label \($0))" } ?? "") [\(role)]\n"
             out += "  location     \(sensor.location) (\(sensor.locationSource))\n"
             out += "  channels     \(sensor.axes.map(\.channel).joined(separator: " "))"

@@ -183,7 +183,7 @@ public indirect enum ServerMessage: Sendable, Equatable {
     /// The value's field name in a raw sample message (a vector; light's lux a number).
     public static func vectorField(_ kind: SensorKind) -> String {
         switch kind {
-        case .accelerometer: return "acceleration"
+        case .accelerometer, .baseAccelerometer: return "acceleration"
         case .gyroscope: return "rotationRate"
         case .magnetometer: return "magneticField"
         case .light: return "lux"

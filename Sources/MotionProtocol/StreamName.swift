@@ -2,7 +2,8 @@ import MotionCore
 
 /// The streams a client can subscribe to. Wire names are the case names.
 ///
-/// Sample streams (`accelerometer`, `gyro`, `magnetometer`, `deviceMotion`, `heading`, `light`)
+/// Sample streams (`accelerometer`, `gyro`, `magnetometer`, `deviceMotion`, `heading`, `light`,
+/// `baseAccelerometer`)
 /// carry values at an update interval; a newer value supersedes an older one, so a client that
 /// falls behind loses the oldest (counted and reported). Event streams (`orientation`, `tilt`,
 /// `shake`, `gesture`, `proximity`) and status streams (`availability`, `calibration`) carry
@@ -22,6 +23,8 @@ public enum StreamName: String, Sendable, Hashable, Codable, CaseIterable, Custo
     case light
     /// Whether something is near the proximity sensor (``Proximity``), on change.
     case proximity
+    /// A convertible's base accelerometer, as it reads (the display's frame with the lid closed).
+    case baseAccelerometer
     case availability
     case calibration
 
@@ -34,17 +37,19 @@ public enum StreamName: String, Sendable, Hashable, Codable, CaseIterable, Custo
         case .magnetometer: self = .magnetometer
         case .light: self = .light
         case .proximity: self = .proximity
+        case .baseAccelerometer: self = .baseAccelerometer
         }
     }
 
     /// The sensor whose samples this stream carries as they are, for the raw streams (the
-    /// three motion sensors and light).
+    /// three motion sensors, light and a convertible's base accelerometer).
     public var sensorKind: SensorKind? {
         switch self {
         case .accelerometer: return .accelerometer
         case .gyro: return .gyroscope
         case .magnetometer: return .magnetometer
         case .light: return .light
+        case .baseAccelerometer: return .baseAccelerometer
         default: return nil
         }
     }
@@ -54,7 +59,7 @@ public enum StreamName: String, Sendable, Hashable, Codable, CaseIterable, Custo
     /// default), headings all three, the detectors the accelerometer; the status streams none.
     public func sensors(frame: AttitudeReferenceFrame? = nil) -> Set<SensorKind> {
         switch self {
-        case .accelerometer, .gyro, .magnetometer, .light:
+        case .accelerometer, .gyro, .magnetometer, .light, .baseAccelerometer:
             return [sensorKind!]
         case .proximity:
             return [.proximity]
@@ -74,7 +79,7 @@ public enum StreamName: String, Sendable, Hashable, Codable, CaseIterable, Custo
     /// reader) rather than as changes of state.
     public var isSampleStream: Bool {
         switch self {
-        case .accelerometer, .gyro, .magnetometer, .deviceMotion, .heading, .light: return true
+        case .accelerometer, .gyro, .magnetometer, .deviceMotion, .heading, .light, .baseAccelerometer: return true
         case .orientation, .tilt, .shake, .gesture, .proximity, .availability, .calibration: return false
         }
     }

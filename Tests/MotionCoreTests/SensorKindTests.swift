@@ -14,10 +14,13 @@ struct SensorKindTests {
         #expect(SensorKind.light.iioChannelType == "illuminance")
         #expect(SensorKind.proximity.iioChannelType == "proximity")
         #expect(SensorKind.light.unit == "lx")
-        #expect(SensorKind.allCases.count == 5)
+        #expect(SensorKind.allCases.count == 6)
         #expect(SensorKind.motion == [.accelerometer, .gyroscope, .magnetometer])
-        #expect(SensorKind.allCases.filter(\.isMotion) == SensorKind.motion)
-        #expect(SensorKind.allCases.map(\.axisCount) == [3, 3, 3, 1, 1])
+        // Three axes: the fusion's sensors and a convertible's base accelerometer.
+        #expect(SensorKind.allCases.filter(\.isMotion) == SensorKind.motion + [.baseAccelerometer])
+        #expect(SensorKind.allCases.map(\.axisCount) == [3, 3, 3, 1, 1, 3])
+        #expect(SensorKind.baseAccelerometer.iioChannelType == "accel")
+        #expect(SensorKind.baseAccelerometer.unit == "G")
         #expect(SensorKind.gyroscope.description == "gyroscope")
     }
 

@@ -223,7 +223,7 @@ struct ConfigurationTests {
         BadFile(what: "bad enum value in an inline table", text: "access = { others = \"some\" }\n",
                 line: 1, key: "access.others", message: "expected coarse or none, got \"some\""),
         BadFile(what: "bad sensor", text: "sensors = [\"accelerometer\", \"gyro\"]\n",
-                line: 1, key: "sensors", message: "expected accelerometer, gyroscope, magnetometer, light or proximity, got \"gyro\""),
+                line: 1, key: "sensors", message: "expected accelerometer, gyroscope, magnetometer, light, proximity or baseAccelerometer, got \"gyro\""),
         BadFile(what: "no sensors", text: "sensors = []\n", line: 1, key: "sensors", message: "expected at least one sensor"),
         BadFile(what: "bad source", text: "source = \"usb:\"\n", line: 1, key: "source", message: "unsupported source 'usb:'"),
         BadFile(what: "a replay trace that is not there", text: "# replay\nsource = \"replay:/nonexistent-motiond-test/trace.csv\"\n",

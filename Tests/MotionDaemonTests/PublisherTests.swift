@@ -22,7 +22,7 @@ struct PublisherTests {
             let t = start + Double(i) / 100
             return kinds.map { kind in
                 switch kind {
-                case .accelerometer: Sample(kind: kind, timestamp: t, vector: Vector3(0, 0, -1) + extra(t))
+                case .accelerometer, .baseAccelerometer: Sample(kind: kind, timestamp: t, vector: Vector3(0, 0, -1) + extra(t))
                 case .gyroscope: Sample(kind: kind, timestamp: t, vector: .zero)
                 case .magnetometer: Sample(kind: kind, timestamp: t, vector: Vector3(20, 0, -44))
                 case .light: Sample(kind: kind, timestamp: t, vector: Vector3(320, 0, 0))

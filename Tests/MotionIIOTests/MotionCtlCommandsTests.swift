@@ -43,7 +43,7 @@ struct MotionCtlCommandsTests {
         #expect(lines.count == 1)
         let status = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let sensors = try #require(status["sensors"] as? [String: Any])
-        #expect(Set(sensors.keys) == ["accelerometer", "gyroscope", "magnetometer", "light", "proximity"])
+        #expect(Set(sensors.keys) == ["accelerometer", "gyroscope", "magnetometer", "light", "proximity", "baseAccelerometer"])
         #expect(status["clients"] as? Int == 1 && status["source"] as? String == "sim:")
         #expect((status["engine"] as? [String: Any])?["calibrationAccuracy"] as? String == "uncalibrated")
     }

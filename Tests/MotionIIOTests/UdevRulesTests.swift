@@ -625,5 +625,9 @@ struct UdevRulesTests {
         #expect(base.location == .base && base.locationSource == "udev ACCEL_LOCATION")
         #expect(tablet.mountMatrix.source == "default (identity)")
         #expect(listing.selected["accelerometer"] == "iio:device0", "the display accelerometer is served")
+        // The base one is the base accelerometer: with the display's, the hinge angle.
+        #expect(display.kind == .accelerometer && base.kind == .baseAccelerometer && tablet.kind == .accelerometer)
+        #expect(listing.selected["baseAccelerometer"] == "iio:device1")
+        #expect(listing.hinge == "measurable: display accelerometer iio:device0, base accelerometer iio:device1")
     }
 }

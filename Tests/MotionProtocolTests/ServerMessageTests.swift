@@ -32,7 +32,8 @@ struct ServerMessageTests {
         #expect(try ServerMessage.parse(line: Array(base.line.utf8)) == base, "the location read back")
         #expect(object["frames"] as? [String] == ["xArbitraryZVertical", "xMagneticNorthZVertical"])
         #expect(object["streams"] as? [String] == ["accelerometer", "gyro", "magnetometer", "deviceMotion", "heading",
-                                                   "orientation", "tilt", "shake", "gesture", "light", "proximity", "availability", "calibration"])
+                                                   "orientation", "tilt", "shake", "gesture", "light", "proximity", "baseAccelerometer",
+                                                   "availability", "calibration"])
         #expect(isNumber(value(object, "intervals.minimum"), Wire.minimumInterval))
         #expect(isNumber(value(object, "intervals.maximum"), Wire.maximumInterval))
         #expect(object["maximumLineLength"] as? Int == Wire.maximumLineLength)
