@@ -36,6 +36,25 @@ struct MotionEngineTests {
         return configuration
     }
 
+    @Test("a convertible: the display and base accelerometers give the hinge angle; without a base, none")
+    func hingeAngle() {
+        var engine = MotionEngine()
+        var machine = SimulatedConvertible(steps: [.init(hinge: 120, baseAttitude: SimulatedConvertible.onTable, turn: 0, hold: 2)])
+        for i in 0..<100 {
+            let t = Double(i) * 0.02
+            let readings = machine.readings(at: t)
+            engine.update(Sample(kind: .baseAccelerometer, timestamp: t, vector: readings.base))
+            engine.update(Sample(kind: .accelerometer, timestamp: t + 0.001, vector: readings.display))
+        }
+        let angle = engine.hingeAngle
+        #expect(angle?.accuracy == .high)
+        #expect(abs((angle?.degrees ?? 0) - 120) < 2, "\(String(describing: angle))")
+
+        var slate = MotionEngine()
+        for i in 0..<100 { slate.update(Sample(kind: .accelerometer, timestamp: Double(i) * 0.02, vector: Vector3(0, 0, -1))) }
+        #expect(slate.hingeAngle == nil)
+    }
+
     @Test("warm-up: nothing before an accelerometer and a gyroscope sample; magnetic frames wait for the magnetometer")
     func warmUp() {
         var engine = MotionEngine(configuration: Self.trusted())
