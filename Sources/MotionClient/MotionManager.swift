@@ -105,6 +105,9 @@ public final class MotionManager: @unchecked Sendable {
     public var isLightAvailable: Bool { isAvailable(.light) }
     /// A proximity sensor with a known near level (``observeProximity(on:_:)``).
     public var isProximityAvailable: Bool { isAvailable(.proximity) }
+    /// A convertible's two accelerometers, display and base (``observeHinge(interval:on:_:)``,
+    /// ``observePosture(on:_:)``).
+    public var isHingeAvailable: Bool { isAvailable(.hinge) }
 
     /// The reference frames motiond can serve now (empty while it is unreachable), like
     /// `CMMotionManager.availableAttitudeReferenceFrames()`.
@@ -390,7 +393,7 @@ public final class MotionManager: @unchecked Sendable {
         switch stream {
         case .orientation:
             return currentOrientation == .unknown ? nil : .event(.orientation(currentOrientation, timestamp: 0))
-        case .tilt, .proximity, .calibration:
+        case .tilt, .proximity, .calibration, .posture:
             return latest[stream]
         default:
             return nil
@@ -401,6 +404,7 @@ public final class MotionManager: @unchecked Sendable {
     private static func sameState(_ message: ServerMessage, _ previous: ServerMessage) -> Bool {
         switch (message, previous) {
         case (.event(.tilt(let tilt, _)), .event(.tilt(let before, _))): return tilt == before
+        case (.event(.posture(let posture, _)), .event(.posture(let before, _))): return posture == before
         case (.proximity(let proximity), .proximity(let before)): return proximity.near == before.near
         case (.calibration(let accuracy, let needed), .calibration(let before, let neededBefore)):
             return accuracy == before && needed == neededBefore

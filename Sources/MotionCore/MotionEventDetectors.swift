@@ -4,7 +4,8 @@
 /// orientation's gravity, and
 /// gestures from orientation changes (face up/down) and the estimator's rest detection. With a gyroscope both come
 /// from the fused device motion (fast, and immune to linear acceleration); without one from
-/// ``AccelerationGravity`` (a low-pass of the acceleration). Either way, readings that have lain
+/// ``AccelerationGravity`` (a low-pass of the acceleration). A convertible's posture comes from
+/// the engine's hinge angle and the same gravity. Either way, readings that have lain
 /// ``Stillness`` still for the orientation's `stillTime` are gravity itself: their mean, with no
 /// settle wait. Feed it every sample after the engine; detectors run on accelerometer samples.
 public struct MotionEventDetectors: Sendable {
@@ -12,6 +13,7 @@ public struct MotionEventDetectors: Sendable {
     public var shake: ShakeDetector
     public var slap: SlapDetector
     public var tap: TapDetector
+    public var posture = PostureDetector()
     public let configuration: DetectorConfiguration
     private var fallbackGravity = AccelerationGravity()
     private var stillness: Stillness
@@ -65,6 +67,9 @@ public struct MotionEventDetectors: Sendable {
         }
         if let tapped = tap.update(acceleration: sample.vector, at: t) {
             events.append(.gesture(tapped.kind == .tap ? .tap : .doubleTap, timestamp: tapped.timestamp))
+        }
+        if let angle = engine.hingeAngle, angle.timestamp == t, let change = posture.update(angle, displayGravity: gravity) {
+            events.append(.posture(change, timestamp: t))
         }
         let rest = engine.estimator.state.atRest
         if rest != atRest {

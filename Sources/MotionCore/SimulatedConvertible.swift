@@ -181,14 +181,14 @@ extension SimulatedConvertible {
     /// The scripted scenarios the tests and the hinge benchmark share.
     public enum Scenario {
         /// A fold from closed to 360° and back, `turn` seconds per stage, holding each stop
-        /// 3 s: opened on a table to flat, lifted upright (the display facing the user), then
-        /// the base folded behind the display — a stand at 270° (the base keyboard down), a
-        /// tablet at 360°.
-        public static func fold(turn: Double = 2) -> [Step] {
+        /// `hold` seconds: opened on a table to flat, lifted upright (the display facing the
+        /// user), then the base folded behind the display — a stand at 270° (the base keyboard
+        /// down), a tablet at 360°. Its first six steps are the way out.
+        public static func fold(turn: Double = 2, hold: Double = 3) -> [Step] {
             // With the display held upright, the base at hinge angle θ is the display turned by θ.
             func behind(_ degrees: Double) -> Quaternion { upright * Quaternion(axis: Vector3(1, 0, 0), angle: degrees * .pi / 180) }
             let stops: [(Double, Quaternion)] = [(0, onTable), (100, onTable), (180, onTable), (180, behind(180)), (270, behind(270)), (360, behind(360))]
-            let out = stops.map { Step(hinge: $0.0, baseAttitude: $0.1, turn: turn, hold: 3) }
+            let out = stops.map { Step(hinge: $0.0, baseAttitude: $0.1, turn: turn, hold: hold) }
             return out + out.reversed().dropFirst()
         }
 

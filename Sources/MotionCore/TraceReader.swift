@@ -1,6 +1,7 @@
 /// Parses trace CSV text (DESIGN.md "Trace files"): a header naming the columns
 /// `t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z` in any order, gyroscope or
-/// magnetometer columns optional, SI units, inertial-navigation sign. Ground-truth columns
+/// magnetometer columns optional, SI units, inertial-navigation sign. A convertible's base
+/// accelerometer (`base_acc_x,base_acc_y,base_acc_z`, as `acc_*`), ground-truth columns
 /// (`opt_qw,opt_qx,opt_qy,opt_qz`, `movement`, as in BROAD) are read when present; other
 /// columns are ignored.
 ///
@@ -41,7 +42,7 @@ public enum TraceReader {
     public struct Layout: Sendable {
         private let header: [String]
         private let timeColumn: Int
-        private let acc: [Int]?, gyr: [Int]?, mag: [Int]?
+        private let acc: [Int]?, gyr: [Int]?, mag: [Int]?, baseAcc: [Int]?
         private let referenceColumns: [Int]?
         private let movementColumn: Int?
         private let needed: Int
@@ -62,7 +63,7 @@ public enum TraceReader {
                 return found.compactMap { $0 }
             }
             guard let timeColumn = column("t") else { throw .missingColumn("t") }
-            let acc = try axes("acc"), gyr = try axes("gyr"), mag = try axes("mag")
+            let acc = try axes("acc"), gyr = try axes("gyr"), mag = try axes("mag"), baseAcc = try axes("base_acc")
             let quaternionColumns = ["opt_qw", "opt_qx", "opt_qy", "opt_qz"].map(column)
             let referenceColumns = quaternionColumns.allSatisfy { $0 != nil } ? quaternionColumns.compactMap { $0 } : nil
             let movementColumn = column("movement")
@@ -72,13 +73,15 @@ public enum TraceReader {
             self.acc = acc
             self.gyr = gyr
             self.mag = mag
+            self.baseAcc = baseAcc
             self.referenceColumns = referenceColumns
             self.movementColumn = movementColumn
-            needed = ([timeColumn] + (acc ?? []) + (gyr ?? []) + (mag ?? []) + (referenceColumns ?? []) + [movementColumn].compactMap { $0 }).max()! + 1
+            needed = ([timeColumn] + (acc ?? []) + (gyr ?? []) + (mag ?? []) + (baseAcc ?? []) + (referenceColumns ?? []) + [movementColumn].compactMap { $0 }).max()! + 1
             var kinds = Set<SensorKind>()
             if acc != nil { kinds.insert(.accelerometer) }
             if gyr != nil { kinds.insert(.gyroscope) }
             if mag != nil { kinds.insert(.magnetometer) }
+            if baseAcc != nil { kinds.insert(.baseAccelerometer) }
             self.kinds = kinds
         }
 
@@ -121,6 +124,7 @@ public enum TraceReader {
                 accelerometer: try vector(acc, -1 / PhysicalConstants.standardGravity),
                 gyroscope: try vector(gyr, 1),
                 magnetometer: try vector(mag, 1),
+                baseAccelerometer: try vector(baseAcc, -1 / PhysicalConstants.standardGravity),
                 reference: reference, movement: movement)
             return (record, dropped)
         }

@@ -119,8 +119,9 @@ public final class Daemon: @unchecked Sendable {
             break
         case .samples(let json):
             printer = Printer(json: json, count: options.count, countedLines: "samples") { [unowned self] why in finish(why) }
-            // The motion sensors' samples (light and proximity: `motionctl monitor light`).
-            local = SensorKind.motion.filter(sensors.contains).map {
+            // The three-axis sensors' samples, a convertible's base accelerometer among them
+            // (light and proximity: `motionctl monitor light`).
+            local = SensorKind.allCases.filter { $0.isMotion && sensors.contains($0) }.map {
                 Subscription(local: StreamName($0), frame: nil, period: options.printPeriod, detectors: detectors)
             }
             local.append(Subscription(local: .availability, frame: nil, period: options.printPeriod, detectors: detectors))

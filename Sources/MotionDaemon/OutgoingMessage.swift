@@ -55,11 +55,12 @@ struct OutgoingMessage: Sendable {
         case .calibration: return .state(key: "calibration")
         case .event(.orientation): return .state(key: "orientation")
         case .event(.tilt): return .state(key: "tilt")
+        case .event(.posture): return .state(key: "posture")
         case .proximity: return .state(key: "proximity")
         case .event(.shake): return .event(.shake)
         case .event(.gesture): return .event(.gesture)
         case .hello, .dropped, .goodbye: return .control
-        case .sample, .deviceMotion, .heading: return .sample(message.stream!)
+        case .sample, .deviceMotion, .heading, .hinge: return .sample(message.stream!)
         }
     }
 }

@@ -329,7 +329,8 @@ final class Pipeline: @unchecked Sendable {
     }
 
     /// What a new subscriber of a state stream learns at once: every sensor's availability,
-    /// the calibration, the orientation, the tilt and near or far (when known).
+    /// the calibration, the orientation, the tilt, a convertible's posture and near or far (when
+    /// known).
     private func currentState(of stream: StreamName, for subscription: Subscription) -> [ServerMessage] {
         switch stream {
         case .availability:
@@ -344,6 +345,10 @@ final class Pipeline: @unchecked Sendable {
         case .tilt:
             guard let tilt = publisher.tilt(for: subscription.detectors), let t = publisher.detectorTime else { return [] }
             return [.event(.tilt(tilt, timestamp: t))]
+        case .posture:
+            let posture = publisher.posture(for: subscription.detectors)
+            guard posture != .unknown, let t = publisher.detectorTime else { return [] }
+            return [.event(.posture(posture, timestamp: t))]
         case .proximity:
             return publisher.proximity.state.map { [.proximity($0)] } ?? []
         default:
@@ -392,6 +397,13 @@ final class Pipeline: @unchecked Sendable {
         case .proximity:
             guard let state = publisher.proximity.state else { throw noSample(stream, needs: [.proximity]) }
             return .proximity(state)
+        case .hinge:
+            guard let angle = engine.hingeAngle else { throw noSample(stream, needs: [.accelerometer, .baseAccelerometer]) }
+            return .hinge(angle)
+        case .posture:
+            let posture = publisher.posture(for: publisher.defaultDetectors)
+            guard posture != .unknown, let t = publisher.detectorTime else { throw noSample(stream, needs: [.accelerometer, .baseAccelerometer]) }
+            return .event(.posture(posture, timestamp: t))
         default:
             let status = engine.status
             return .calibration(accuracy: status.calibrationAccuracy, calibrationNeeded: status.calibrationNeeded)

@@ -150,11 +150,17 @@ struct Publisher: Sendable {
         detectors[configuration]?.tilt
     }
 
+    /// A convertible's posture as the detectors with these parameters hold it now (`unknown`
+    /// if none yet).
+    func posture(for configuration: DetectorConfiguration) -> Posture {
+        detectors[configuration]?.posture.posture ?? .unknown
+    }
+
     // MARK: - Publishing
 
     /// Everything `sample` (already taken by `engine`) causes: raw samples (light's too), device
-    /// motion and headings (on gyroscope samples, the fusion's rate), detector events (on
-    /// accelerometer samples) and near/far changes (on proximity samples), appended to `out`. `period` is the spacing of this sensor's samples.
+    /// motion and headings (on gyroscope samples, the fusion's rate), detector events and a
+    /// convertible's hinge angle (on accelerometer samples) and near/far changes (on proximity samples), appended to `out`. `period` is the spacing of this sensor's samples.
     /// Batches due at the sample's time leave first; the values the sample itself causes start
     /// the next batch. Returns what the log should know (see ``Notes``).
     mutating func publish(_ sample: Sample, engine: MotionEngine, period: Double, into out: inout [Addressed]) -> Notes {
@@ -176,6 +182,14 @@ struct Publisher: Sendable {
             if engine.isReady { publishHeading(engine, at: t, period: period, into: &out) }
         case .accelerometer:
             notes.events = detect(sample, engine: engine, into: &out)
+            // A convertible's hinge angle comes with each display accelerometer sample.
+            if let angle = engine.hingeAngle, angle.timestamp == t {
+                let message = OutgoingMessage(.hinge(angle))
+                for client in due(.hinge, at: t, period: period) {
+                    guard let subscription = subscriptions[.hinge]?[client] else { continue }
+                    deliver(message, to: client, of: subscription, at: t, into: &out)
+                }
+            }
         case .proximity:
             if let change = proximity.update(sample) {
                 let message = OutgoingMessage(.proximity(change))

@@ -21,7 +21,8 @@ enum SensorDemand {
         case .orientation, .tilt, .shake, .availability, .calibration: return true
         // Read at their own slow pace, from sensors of their own.
         case .light, .proximity: return true
-        case .accelerometer, .gyro, .magnetometer, .deviceMotion, .heading, .gesture, .baseAccelerometer: return false
+        // A fold is seen only at the full rate (and a tablet-mode switch must not lag).
+        case .accelerometer, .gyro, .magnetometer, .deviceMotion, .heading, .gesture, .baseAccelerometer, .hinge, .posture: return false
         }
     }
 

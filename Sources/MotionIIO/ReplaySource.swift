@@ -233,7 +233,7 @@ public final class ReplaySource: MotionSource, @unchecked Sendable {
                 continue
             }
             guard let record = row?.record else { continue }
-            if record.accelerometer == nil && record.gyroscope == nil && record.magnetometer == nil {
+            if record.accelerometer == nil && record.gyroscope == nil && record.magnetometer == nil && record.baseAccelerometer == nil {
                 summary.rowsWithoutReadings += 1
                 problem("line \(lines.number): no finite sensor reading — row skipped")
                 continue

@@ -24,6 +24,8 @@ extension ServerMessage {
                 + heading + "  magnetometer \(motion.magneticField.accuracy)"
         case .availability(let kind, let state):
             return "# \(kind) \(state.available ? "available" : "unavailable"): \(state.reason)"
+        case .hinge(let angle):
+            return "\(fixed(angle.timestamp, 6, width: 14))  hinge         \(fixed(angle.degrees, 1, width: 5))° (\(angle.accuracy))"
         case .event(let event):
             return event.text
         case .heading(let heading, let orientation, _):

@@ -7,12 +7,14 @@ public indirect enum ServerMessage: Sendable, Equatable {
     /// The answer to a request, carrying its `id` (null when the request had none or could not
     /// be parsed far enough to find it).
     case reply(id: Int?, Result<Reply, ProtocolError>)
-    /// A raw reading: `accelerometer`, `gyro`, `magnetometer` or `light`.
+    /// A raw reading: `accelerometer`, `gyro`, `magnetometer`, `light` or `baseAccelerometer`.
     case sample(Sample)
     case deviceMotion(DeviceMotion)
     /// A compass reading for the subscription's edge; `topEdge` is the heading of the top edge
     /// (+y), which every heading message carries as `heading`.
     case heading(Heading, orientation: HeadingOrientation, topEdge: Double)
+    /// A convertible's hinge angle.
+    case hinge(HingeAngle)
     /// An orientation change, shake phase or gesture.
     case event(MotionEvent)
     /// Something came near the proximity sensor or went away.
@@ -44,6 +46,8 @@ public indirect enum ServerMessage: Sendable, Equatable {
         case .sample(let sample): return StreamName(sample.kind)
         case .deviceMotion: return .deviceMotion
         case .heading: return .heading
+        case .hinge: return .hinge
+        case .event(.posture): return .posture
         case .event(.orientation): return .orientation
         case .event(.tilt): return .tilt
         case .event(.shake): return .shake
@@ -61,6 +65,7 @@ public indirect enum ServerMessage: Sendable, Equatable {
         case .sample(let sample): return sample.timestamp
         case .deviceMotion(let motion): return motion.timestamp
         case .heading(let heading, _, _): return heading.timestamp
+        case .hinge(let angle): return angle.timestamp
         case .event(let event): return event.timestamp
         case .proximity(let proximity): return proximity.timestamp
         case .hello, .reply, .availability, .calibration, .dropped, .goodbye: return nil
@@ -136,6 +141,11 @@ public indirect enum ServerMessage: Sendable, Equatable {
             writer.field("headingAccuracy", heading.headingAccuracy)
             writer.field("orientation", orientation.rawValue)
             writer.field("field", heading.field.vector)
+        case .hinge(let angle):
+            writer.field("type", "hinge")
+            writer.field("timestamp", angle.timestamp)
+            writer.field("angle", angle.degrees)
+            writer.field("accuracy", angle.accuracy.rawValue)
         case .event(let event):
             switch event {
             case .orientation(let orientation, let t):
@@ -154,6 +164,10 @@ public indirect enum ServerMessage: Sendable, Equatable {
                 writer.field("type", "gesture")
                 writer.field("timestamp", t)
                 writer.field("gesture", gesture.rawValue)
+            case .posture(let posture, let t):
+                writer.field("type", "posture")
+                writer.field("timestamp", t)
+                writer.field("posture", posture.rawValue)
             }
         case .proximity(let proximity):
             writer.field("type", "proximity")

@@ -19,7 +19,7 @@ extension ServerMessage {
                                 frames: try fields.frames(), access: try fields.access()))
         case "reply":
             return .reply(id: try fields.integer("id"), try fields.reply())
-        case "accelerometer", "gyro", "magnetometer":
+        case "accelerometer", "gyro", "magnetometer", "baseAccelerometer":
             let kind = StreamName(rawValue: type)!.sensorKind!
             return .sample(Sample(kind: kind, timestamp: try fields.required("timestamp", fields.number),
                                   vector: try fields.required(ServerMessage.vectorField(kind), fields.vector)))
@@ -64,6 +64,13 @@ extension ServerMessage {
         case "gesture":
             return .event(.gesture(try fields.required("gesture") { key throws(ProtocolError) in try fields.named(key, Gesture.self) },
                                    timestamp: try fields.required("timestamp", fields.number)))
+        case "posture":
+            return .event(.posture(try fields.required("posture") { key throws(ProtocolError) in try fields.named(key, Posture.self) },
+                                   timestamp: try fields.required("timestamp", fields.number)))
+        case "hinge":
+            return .hinge(HingeAngle(degrees: try fields.required("angle", fields.number),
+                                     accuracy: try fields.required("accuracy") { key throws(ProtocolError) in try fields.named(key, HingeAngleAccuracy.self) },
+                                     timestamp: try fields.required("timestamp", fields.number)))
         case "availability":
             let name = try fields.required("sensor", fields.string)
             guard let kind = SensorKind(rawValue: name) else { throw ProtocolError(.invalidValue, "sensor \"\(name)\": not a sensor kind") }

@@ -3,10 +3,10 @@ import MotionCore
 /// The streams a client can subscribe to. Wire names are the case names.
 ///
 /// Sample streams (`accelerometer`, `gyro`, `magnetometer`, `deviceMotion`, `heading`, `light`,
-/// `baseAccelerometer`)
+/// `baseAccelerometer`, `hinge`)
 /// carry values at an update interval; a newer value supersedes an older one, so a client that
 /// falls behind loses the oldest (counted and reported). Event streams (`orientation`, `tilt`,
-/// `shake`, `gesture`, `proximity`) and status streams (`availability`, `calibration`) carry
+/// `shake`, `gesture`, `proximity`, `posture`) and status streams (`availability`, `calibration`) carry
 /// changes of state, which are never dropped silently.
 public enum StreamName: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     case accelerometer
@@ -25,6 +25,10 @@ public enum StreamName: String, Sendable, Hashable, Codable, CaseIterable, Custo
     case proximity
     /// A convertible's base accelerometer, as it reads (the display's frame with the lid closed).
     case baseAccelerometer
+    /// A convertible's hinge angle (``HingeAngle``), at an update interval.
+    case hinge
+    /// A convertible's posture (``Posture``), on change.
+    case posture
     case availability
     case calibration
 
@@ -56,7 +60,8 @@ public enum StreamName: String, Sendable, Hashable, Codable, CaseIterable, Custo
 
     /// The sensors the stream needs: raw streams (and `proximity`) their sensor, device motion the accelerometer
     /// and gyroscope plus the magnetometer for every frame but `xArbitraryZVertical` (the
-    /// default), headings all three, the detectors the accelerometer; the status streams none.
+    /// default), headings all three, the detectors the accelerometer, a convertible's hinge and
+    /// posture both accelerometers; the status streams none.
     public func sensors(frame: AttitudeReferenceFrame? = nil) -> Set<SensorKind> {
         switch self {
         case .accelerometer, .gyro, .magnetometer, .light, .baseAccelerometer:
@@ -70,6 +75,8 @@ public enum StreamName: String, Sendable, Hashable, Codable, CaseIterable, Custo
             return [.accelerometer, .gyroscope, .magnetometer]
         case .orientation, .tilt, .shake, .gesture:
             return [.accelerometer]
+        case .hinge, .posture:
+            return [.accelerometer, .baseAccelerometer]
         case .availability, .calibration:
             return []
         }
@@ -79,8 +86,8 @@ public enum StreamName: String, Sendable, Hashable, Codable, CaseIterable, Custo
     /// reader) rather than as changes of state.
     public var isSampleStream: Bool {
         switch self {
-        case .accelerometer, .gyro, .magnetometer, .deviceMotion, .heading, .light, .baseAccelerometer: return true
-        case .orientation, .tilt, .shake, .gesture, .proximity, .availability, .calibration: return false
+        case .accelerometer, .gyro, .magnetometer, .deviceMotion, .heading, .light, .baseAccelerometer, .hinge: return true
+        case .orientation, .tilt, .shake, .gesture, .proximity, .posture, .availability, .calibration: return false
         }
     }
 
@@ -105,7 +112,7 @@ public enum StreamName: String, Sendable, Hashable, Codable, CaseIterable, Custo
 
     /// Event streams come from the detectors and accept detector options.
     public var isDetectorStream: Bool {
-        self == .orientation || self == .tilt || self == .shake || self == .gesture
+        self == .orientation || self == .tilt || self == .shake || self == .gesture || self == .posture
     }
 
     public var description: String { rawValue }

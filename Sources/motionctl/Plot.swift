@@ -115,10 +115,11 @@ struct Plot: ParsableCommand {
             case .tilt(let tilt, let t): return PlotPanel.Mark(time: t, lane: 3, label: tilt.rawValue)
             case .shake(let phase, let t): return PlotPanel.Mark(time: t, lane: 1, label: phase.rawValue)
             case .gesture(let gesture, let t): return PlotPanel.Mark(time: t, lane: 2, label: gesture.rawValue)
+            case .posture(let posture, let t): return PlotPanel.Mark(time: t, lane: 4, label: posture.rawValue)
             }
         }
         panels.append(PlotPanel(id: "panel-events", title: "Events (\(marks.count))",
-                                content: .events(lanes: [("orientation", "#1f77b4"), ("shake", "#d62728"), ("gesture", "#2ca02c"), ("tilt", "#9467bd")], marks: marks)))
+                                content: .events(lanes: [("orientation", "#1f77b4"), ("shake", "#d62728"), ("gesture", "#2ca02c"), ("tilt", "#9467bd"), ("posture", "#8c564b")], marks: marks)))
         return panels
     }
 }

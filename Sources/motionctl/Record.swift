@@ -8,12 +8,12 @@ import MotionProtocol
 /// file that `motiond --source replay:FILE` plays back and `fuse`, `analyze` and `plot` read.
 struct Record: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Record a running motiond's accelerometer, gyroscope and magnetometer into a trace CSV.",
+        abstract: "Record a running motiond's accelerometer, gyroscope and magnetometer (and a convertible's base accelerometer) into a trace CSV.",
         discussion: """
-        Subscribes to accelerometer, gyro and magnetometer at --interval and writes what arrives \
-        in --duration seconds (or until SIGINT/SIGTERM) as a trace: header \
-        t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z (only the sensors that delivered \
-        samples), SI units with +9.81 m/s² on the up axis at rest, t in seconds since the first \
+        Subscribes to accelerometer, gyro, magnetometer and baseAccelerometer at --interval and \
+        writes what arrives in --duration seconds (or until SIGINT/SIGTERM) as a trace: header \
+        t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z,base_acc_x,base_acc_y,base_acc_z \
+        (only the sensors that delivered samples), SI units with +9.81 m/s² on the up axis at rest, t in seconds since the first \
         sample. One row per distinct sample time: sensors sampled together share a row, a sensor \
         without a sample at that time has nan in its columns (readers skip it for that row), so a \
         replay delivers each sample at its own time. The file is written when the recording ends \
@@ -36,7 +36,7 @@ struct Record: ParsableCommand {
     @OptionGroup var daemon: DaemonOptions
 
     /// The streams recorded, with their sensors.
-    private static let streams: [StreamName] = [.accelerometer, .gyro, .magnetometer]
+    private static let streams: [StreamName] = [.accelerometer, .gyro, .magnetometer, .baseAccelerometer]
 
     func validate() throws {
         guard duration > 0, duration.isFinite else { throw ValidationError("--duration must be a positive number of seconds") }

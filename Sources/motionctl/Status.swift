@@ -56,7 +56,9 @@ struct Status: ParsableCommand {
         lines.append("sensors")
         for kind in SensorKind.allCases {
             let state = status.sensors[kind]
-            lines.append("  " + kind.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0) + (state.map(sensor) ?? "not reported"))
+            // A name longer than the column (baseAccelerometer) keeps one space.
+            let name = kind.rawValue.padding(toLength: max(15, kind.rawValue.count + 1), withPad: " ", startingAt: 0)
+            lines.append("  " + name + (state.map(sensor) ?? "not reported"))
         }
         add("frames", status.frames.names.isEmpty ? "none" : status.frames.names.joined(separator: ", "))
         let engine = status.engine

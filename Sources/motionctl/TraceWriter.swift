@@ -18,13 +18,16 @@ import MotionCore
 /// subscriptions one after the other, so the first sensor's earliest samples would otherwise
 /// make rows without the others (a fresh-clone `make check` once had a recording whose
 /// magnetometer began late). `t` is seconds since the first sample kept (microseconds); the
-/// columns are those of the sensors that delivered samples, in the order `gyr`, `acc`, `mag`.
+/// columns are those of the sensors that delivered samples, in the order `gyr`, `acc`, `mag`,
+/// `base_acc`.
 struct TraceWriter {
     private var samples: [Sample] = []
 
     /// Sensor kinds in column order, with their column prefixes (light and proximity are not
     /// part of the trace format).
-    private static let columns: [(kind: SensorKind, prefix: String)] = [(.gyroscope, "gyr"), (.accelerometer, "acc"), (.magnetometer, "mag")]
+    private static let columns: [(kind: SensorKind, prefix: String)] = [
+        (.gyroscope, "gyr"), (.accelerometer, "acc"), (.magnetometer, "mag"), (.baseAccelerometer, "base_acc"),
+    ]
 
     /// Adds a sample; samples of one sensor must come in time order, sensors may interleave.
     mutating func append(_ sample: Sample) {
@@ -84,6 +87,6 @@ struct TraceWriter {
 
     /// Core Motion unit → trace unit.
     private static func traceFactor(_ kind: SensorKind) -> Double {
-        kind == .accelerometer ? -PhysicalConstants.standardGravity : 1
+        kind == .accelerometer || kind == .baseAccelerometer ? -PhysicalConstants.standardGravity : 1
     }
 }

@@ -82,6 +82,16 @@ struct TraceReaderTests {
         #expect(trace.records[1].time == 1.6)
     }
 
+    @Test("a convertible's base accelerometer: base_acc columns as acc's, its samples before the display's; incomplete axes rejected")
+    func baseAccelerometer() throws {
+        let trace = try TraceReader.parse("t,acc_x,acc_y,acc_z,base_acc_x,base_acc_y,base_acc_z\n0,0,0,9.80665,0,0,-9.80665\n")
+        #expect(trace.kinds == [.accelerometer, .baseAccelerometer])
+        // Lid open flat on a table: the display faces up, the base (its z out of its underside) down.
+        #expect(isClose(trace.records[0].baseAccelerometer!, Vector3(0, 0, 1)))
+        #expect(trace.records[0].samples(timestamp: 7).map(\.kind) == [.baseAccelerometer, .accelerometer])
+        #expect(throws: TraceError.incompleteAxes("base_acc")) { try TraceReader.parse("t,acc_x,acc_y,acc_z,base_acc_x\n0,0,0,9.8,1\n") }
+    }
+
     @Test("accelerometer-only trace")
     func accelerometerOnly() throws {
         let trace = try TraceReader.parse("t,acc_x,acc_y,acc_z\n0,-9.80665,0,0\n")

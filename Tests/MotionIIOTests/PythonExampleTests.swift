@@ -58,9 +58,17 @@ struct PythonExampleTests {
         let surroundings = try await Emulation.run([python, Self.script, daemon.socket, "--surroundings", "--duration", "1"])
         #expect(surroundings.status == 0, "\(surroundings.stderr)")
         let said = surroundings.stdout.split(separator: "\n")
-        #expect(said.filter { $0 == "# no light sensor now: its values start if one appears" }.count == 1, "\(surroundings.stdout)")
-        #expect(said.filter { $0 == "# no proximity sensor now: its values start if one appears" }.count == 1, "\(surroundings.stdout)")
+        #expect(said.filter { $0 == "# no light sensor now: light values start if one appears" }.count == 1, "\(surroundings.stdout)")
+        #expect(said.filter { $0 == "# no proximity sensor now: proximity values start if one appears" }.count == 1, "\(surroundings.stdout)")
         #expect(said.contains { $0.hasSuffix("  tilt faceUp") } && said.contains { $0.contains("attitude roll=") }, "\(surroundings.stdout)")
+
+        // --convertible on a machine without a base accelerometer: said once for each stream.
+        let convertible = try await Emulation.run([python, Self.script, daemon.socket, "--convertible", "--duration", "1"])
+        #expect(convertible.status == 0, "\(convertible.stderr)")
+        let told = convertible.stdout.split(separator: "\n")
+        for stream in ["hinge", "posture"] {
+            #expect(told.filter { $0 == "# no base accelerometer sensor now: \(stream) values start if one appears" }.count == 1, "\(convertible.stdout)")
+        }
     }
 
     @Test("errors: 69 without a daemon, 1 with the daemon's reason for a refused subscription",

@@ -33,7 +33,7 @@ struct ServerMessageTests {
         #expect(object["frames"] as? [String] == ["xArbitraryZVertical", "xMagneticNorthZVertical"])
         #expect(object["streams"] as? [String] == ["accelerometer", "gyro", "magnetometer", "deviceMotion", "heading",
                                                    "orientation", "tilt", "shake", "gesture", "light", "proximity", "baseAccelerometer",
-                                                   "availability", "calibration"])
+                                                   "hinge", "posture", "availability", "calibration"])
         #expect(isNumber(value(object, "intervals.minimum"), Wire.minimumInterval))
         #expect(isNumber(value(object, "intervals.maximum"), Wire.maximumInterval))
         #expect(object["maximumLineLength"] as? Int == Wire.maximumLineLength)
@@ -195,12 +195,13 @@ struct ServerMessageTests {
         #expect(isNumber(value(object, "field.y"), 20))
     }
 
-    @Test("events: orientation, tilt, shake phase and gesture with their timestamps; parsed back the same", arguments: [
+    @Test("events: orientation, tilt, shake phase, gesture and posture with their timestamps; parsed back the same", arguments: [
         (MotionEvent.orientation(.landscapeLeft, timestamp: 1.25), "orientation", "orientation", "landscapeLeft"),
         (.tilt(.faceDown, timestamp: 1.5), "tilt", "tilt", "faceDown"),
         (.shake(.began, timestamp: 2.5), "shake", "phase", "began"),
         (.shake(.cancelled, timestamp: 3), "shake", "phase", "cancelled"),
         (.gesture(.doubleTap, timestamp: 4.75), "gesture", "gesture", "doubleTap"),
+        (.posture(.tent, timestamp: 5.5), "posture", "posture", "tent"),
     ])
     func event(event: MotionEvent, type: String, field: String, name: String) throws {
         let object = try #require(jsonObject(ServerMessage.event(event).line))
@@ -209,6 +210,21 @@ struct ServerMessageTests {
         #expect(isNumber(object["timestamp"], event.timestamp))
         #expect(object[field] as? String == name)
         #expect(try ServerMessage.parse(line: Array(ServerMessage.event(event).line.utf8)) == .event(event))
+    }
+
+    @Test("hinge: angle in degrees and accuracy; a base accelerometer sample; parsed back the same")
+    func hingeAndBase() throws {
+        let angle = ServerMessage.hinge(HingeAngle(degrees: 187.5, accuracy: .held, timestamp: 12.25))
+        let object = try #require(jsonObject(angle.line))
+        #expect(Set(object.keys) == ["type", "timestamp", "angle", "accuracy"])
+        #expect(object["type"] as? String == "hinge" && object["accuracy"] as? String == "held")
+        #expect(isNumber(object["angle"], 187.5) && isNumber(object["timestamp"], 12.25))
+        #expect(try ServerMessage.parse(line: Array(angle.line.utf8)) == angle)
+        let base = ServerMessage.sample(Sample(kind: .baseAccelerometer, timestamp: 3, vector: Vector3(0, 0, 1)))
+        #expect(jsonObject(base.line)?["type"] as? String == "baseAccelerometer")
+        #expect(try ServerMessage.parse(line: Array(base.line.utf8)) == base)
+        let wrong = #"{"type":"hinge","timestamp":1,"angle":10,"accuracy":"great"}"#
+        #expect(throws: ProtocolError.self) { try ServerMessage.parse(line: Array(wrong.utf8)) }
     }
 
     @Test("availability: the sensor and its state, mode and period only while it is read")
@@ -270,6 +286,9 @@ struct ServerMessageTests {
         (.event(.tilt(.tiltedDown, timestamp: 0)), .tilt),
         (.event(.shake(.ended, timestamp: 0)), .shake),
         (.event(.gesture(.tap, timestamp: 0)), .gesture),
+        (.event(.posture(.tablet, timestamp: 0)), .posture),
+        (.hinge(HingeAngle(degrees: 90, accuracy: .high, timestamp: 0)), .hinge),
+        (.sample(Sample(kind: .baseAccelerometer, timestamp: 0, vector: .zero)), .baseAccelerometer),
         (.availability(.magnetometer, ServerMessageTests.absent), .availability),
         (.calibration(accuracy: .high, calibrationNeeded: false), .calibration),
         (.hello(Hello(daemon: "motiond", sensors: [:], frames: .xArbitraryZVertical, access: nil)), nil),

@@ -168,6 +168,9 @@ def describe_access(hello: Message) -> str:
 
 #: What ``--surroundings`` adds: the stream and the sensor it needs (None: the accelerometer).
 SURROUNDINGS = {"tilt": None, "light": "light", "proximity": "proximity"}
+# A convertible's streams (--convertible), with the sensor they need beside the accelerometer.
+CONVERTIBLE = {"hinge": "base accelerometer", "posture": "base accelerometer"}
+OPTIONAL = {**SURROUNDINGS, **CONVERTIBLE}
 
 
 def describe(message: Message) -> str:
@@ -181,6 +184,10 @@ def describe(message: Message) -> str:
         what = f"light {message['lux']:.1f} lux"
     elif kind == "proximity":
         what = f"proximity {'near' if message['near'] else 'far'} ({message['level']:.2f} × near level)"
+    elif kind == "hinge":
+        what = f"hinge {message['angle']:.1f}° ({message['accuracy']})"
+    elif kind == "posture":
+        what = f"posture {message['posture']}"
     else:
         attitude = message["attitude"]
         what = f"attitude roll={degrees(attitude['roll'])} pitch={degrees(attitude['pitch'])} yaw={degrees(attitude['yaw'])}"
@@ -188,11 +195,13 @@ def describe(message: Message) -> str:
 
 
 def run(path: str, interval: float, frame: str, count: Optional[int], as_json: bool, latency: float = 0,
-        surroundings: bool = False, light_interval: float = 1, duration: Optional[float] = None) -> None:
+        surroundings: bool = False, light_interval: float = 1, duration: Optional[float] = None,
+        convertible: bool = False) -> None:
     """Subscribes and prints until ``count`` device-motion lines or ``duration`` seconds (or
     forever); ``latency`` above 0 asks for the device-motion values in batches (``"latency"``
     of ``subscribe``); ``surroundings`` adds tilt, light (every ``light_interval`` seconds) and
-    proximity."""
+    proximity; ``convertible`` a convertible's hinge angle (every ``interval`` seconds) and
+    posture."""
     client = MotionClient(path)
     if duration is not None:
         client.deadline = time.monotonic() + duration
@@ -206,11 +215,11 @@ def run(path: str, interval: float, frame: str, count: Optional[int], as_json: b
             client.request("subscribe", stream="orientation"): "orientation",
             client.request("subscribe", stream="deviceMotion", **motion): "deviceMotion",
         }
-        if surroundings:
-            for stream in SURROUNDINGS:
-                fields = {"interval": light_interval} if stream == "light" else {}
-                pending[client.request("subscribe", stream=stream, **fields)] = stream
-        shown = {"orientation", "deviceMotion", *(SURROUNDINGS if surroundings else ())}
+        optional = [*(SURROUNDINGS if surroundings else ()), *(CONVERTIBLE if convertible else ())]
+        for stream in optional:
+            fields = {"interval": light_interval} if stream == "light" else {"interval": interval} if stream == "hinge" else {}
+            pending[client.request("subscribe", stream=stream, **fields)] = stream
+        shown = {"orientation", "deviceMotion", *optional}
         printed = 0
         for message in client.messages():
             kind = message.get("type")
@@ -218,8 +227,8 @@ def run(path: str, interval: float, frame: str, count: Optional[int], as_json: b
                 stream = pending.pop(message.get("id"), None)
                 if stream is not None:
                     client.check_reply(message, f"subscribe {stream}")
-                    if SURROUNDINGS.get(stream) and not message.get("available", True) and not as_json:
-                        print(f"# no {SURROUNDINGS[stream]} sensor now: its values start if one appears", flush=True)
+                    if OPTIONAL.get(stream) and not message.get("available", True) and not as_json:
+                        print(f"# no {OPTIONAL[stream]} sensor now: {stream} values start if one appears", flush=True)
                 elif not message.get("ok", True):
                     raise MotionClient.rejection(message, "request")
                 continue
@@ -256,6 +265,8 @@ def main() -> None:
                         help="also print tilt changes, the ambient light and proximity changes")
     parser.add_argument("--light-interval", type=float, default=1,
                         help="seconds between ambient light values with --surroundings (default 1, at least 0.1)")
+    parser.add_argument("--convertible", action="store_true",
+                        help="also print a convertible's hinge angle (every --interval seconds) and posture changes")
     parser.add_argument("--count", type=int, help="stop after this many device-motion values")
     parser.add_argument("--duration", type=float, help="stop after this many seconds")
     parser.add_argument("--json", action="store_true", help="print the messages as JSON lines, as the daemon sends them")
@@ -270,7 +281,7 @@ def main() -> None:
         parser.error("--light-interval must be between 0.1 and 3600 seconds")
     try:
         run(arguments.socket, arguments.interval, arguments.frame, arguments.count, arguments.json, arguments.latency,
-            arguments.surroundings, arguments.light_interval, arguments.duration)
+            arguments.surroundings, arguments.light_interval, arguments.duration, arguments.convertible)
     except ClientError as error:
         fail(str(error), error.status)
     except KeyboardInterrupt:

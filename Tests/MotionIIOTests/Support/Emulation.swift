@@ -114,9 +114,9 @@ struct ProcessOutput {
         }
     }
 
-    /// The sample lines of one stream (`accelerometer`, `gyro`, `magnetometer`).
+    /// The sample lines of one stream (`accelerometer`, `gyro`, `magnetometer`, `baseAccelerometer`).
     func samples(_ stream: String) -> [(timestamp: Double, x: Double, y: Double, z: Double)] {
-        let field = ["accelerometer": "acceleration", "gyro": "rotationRate", "magnetometer": "magneticField"][stream]!
+        let field = ["accelerometer": "acceleration", "gyro": "rotationRate", "magnetometer": "magneticField", "baseAccelerometer": "acceleration"][stream]!
         return jsonLines.compactMap { line in
             guard line["type"] as? String == stream, let t = line["timestamp"] as? Double,
                   let v = line[field] as? [String: Double], let x = v["x"], let y = v["y"], let z = v["z"] else { return nil }
