@@ -66,4 +66,70 @@ struct ConvertibleTests {
         #expect(await MotionClientTests.poll(timeout: 5) { postures.values.last == .tablet }, "\(postures.values)")
         #expect(angles.values.count > 100 && abs((angles.values.last?.degrees ?? 0) - 360) < 3, "\(angles.values.suffix(3))")
     }
+
+    /// The cros-ec pair of the convertible fixture: the base (`location=base`) and the lid.
+    static let crosBase = "/sys/devices/platform/GOOG0004:00/cros-ec-dev.1.auto/cros-ec-sensorhub.2.auto/cros-ec-accel.3.auto/iio:device2"
+    static let crosLid = "/sys/devices/platform/GOOG0004:00/cros-ec-dev.1.auto/cros-ec-sensorhub.2.auto/cros-ec-accel.4.auto/iio:device3"
+
+    /// Sets a sensor's raw values for a reading in G (the fixture's scale: 1000 a G).
+    static func set(_ testbed: Testbed, _ syspath: String, _ reading: Vector3) {
+        for (axis, value) in zip(["x", "y", "z"], [reading.x, reading.y, reading.z]) {
+            testbed.setAttribute(syspath, "in_accel_\(axis)_raw", "\(Int((value * 1000).rounded()))\n")
+        }
+    }
+
+    @Test("a cros-ec convertible folded through sysfs, the base mounted turned (its hwdb matrix): hinge at each stop, postures in order; stood on its side, held",
+          .timeLimit(.minutes(1)))
+    func crosECFold() async throws {
+        let blocks = try Emulation.fixtureText("convertible.umockdev").components(separatedBy: "\n\n")
+        // The base chip sits turned half about z: its hwdb matrix turns it back (x, y negated).
+        let base = try #require(blocks.first { $0.contains("location=base") && $0.contains("cros-ec") })
+            .replacingOccurrences(of: "E: SUBSYSTEM=iio\n", with: "E: SUBSYSTEM=iio\nE: ACCEL_MOUNT_MATRIX=-1, 0, 0; 0, -1, 0; 0, 0, 1\n")
+        let lid = try #require(blocks.first { $0.contains("location=lid") })
+        let testbed = Testbed()
+        try testbed.add(base + "\n\n" + lid + "\n")
+        // Each stop of the simulated fold's way out, as its noise-free readings; the chip under
+        // the base reads (−x, −y, z) of what the base frame does.
+        let steps = Array(SimulatedConvertible.Scenario.fold(turn: 0, hold: 1).prefix(6))
+        var machine = SimulatedConvertible(steps: steps, accelerometerNoise: 0, gyroscopeNoise: 0)
+        func pose(at time: Double) {
+            let readings = machine.readings(at: time)
+            Self.set(testbed, Self.crosLid, readings.display)
+            Self.set(testbed, Self.crosBase, Vector3(-readings.base.x, -readings.base.y, readings.base.z))
+        }
+        // Closed on a table before motiond looks.
+        pose(at: 0.5)
+        let daemon = try ServedDaemon(["--source", "local:", "--no-config"], environment: testbed.environment)
+        defer { _ = daemon.stop() }
+        _ = try await daemon.connect()
+        let manager = MotionManager(socketPath: daemon.socket)
+        #expect(manager.isHingeAvailable)
+
+        let queue = MotionClientTests.queue("cros-ec fold")
+        let angles = MotionClientTests.Recorder<HingeAngle>(), postures = MotionClientTests.Recorder<Posture>()
+        let observations = [
+            manager.observeHinge(interval: 0.05, on: queue) { angles.add($0, nil, expected: queue) },
+            manager.observePosture(on: queue) { postures.add($0, nil, expected: queue) },
+        ]
+        defer { observations.forEach { $0.cancel() } }
+
+        let expected: [Posture] = [.closed, .laptop, .flat, .flat, .stand, .tablet]
+        for (index, settle) in machine.settleTimes.enumerated() {
+            pose(at: settle + 0.5)
+            let stop = steps[index].hinge
+            #expect(await MotionClientTests.poll(timeout: 5) {
+                postures.values.last == expected[index] && angles.values.last.map { abs($0.degrees - stop) < 2 && $0.accuracy != .held } == true
+            }, "stop \(stop)°: \(postures.values), angle \(String(describing: angles.values.last))")
+        }
+        #expect(postures.values == [.closed, .laptop, .flat, .stand, .tablet])
+
+        // Folded flat into a tablet and stood on its side: the lid's and the base's readings
+        // lie along the hinge; the angle is held and the posture stays.
+        let side = SimulatedConvertible.Step(hinge: 360, baseAttitude: SimulatedConvertible.onItsSide, turn: 0, hold: 1)
+        machine = SimulatedConvertible(steps: [side], accelerometerNoise: 0, gyroscopeNoise: 0)
+        pose(at: 0.5)
+        #expect(await MotionClientTests.poll(timeout: 5) { angles.values.last?.accuracy == .held }, "\(String(describing: angles.values.last))")
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(postures.values.last == .tablet && abs((angles.values.last?.degrees ?? 0) - 360) < 2)
+    }
 }
