@@ -37,6 +37,8 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
         // fopencookie (a GNU extension): libiio's standard-error text taken over (LibraryOutput).
         .target(name: "CLibraryOutput"),
+        // <linux/uinput.h>: the tablet-mode switch the daemon offers the desktop.
+        .target(name: "CUInput"),
 
         .target(
             name: "MotionIIO",
@@ -61,7 +63,7 @@ let package = Package(
         .target(
             name: "MotionDaemon",
             dependencies: [
-                "MotionCore", "MotionIIO", "MotionProtocol", "MotionSync", "MotionDBus", "CMalloc", "CSystemd",
+                "MotionCore", "MotionIIO", "MotionProtocol", "MotionSync", "MotionDBus", "CMalloc", "CSystemd", "CUInput",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "TOMLKit", package: "TOMLKit"),

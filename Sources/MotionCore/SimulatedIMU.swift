@@ -52,8 +52,8 @@ public struct SimulatedIMU: Sendable {
         let toDevice = state.attitude.inverse
         switch kind {
         case .accelerometer, .baseAccelerometer:
-            // The simulated device is a slate, or a convertible folded into a tablet: its base,
-            // behind the display, reads what the display reads (hinge at 360°).
+            // A slate has no base; asked for one, it is a convertible folded into a tablet, its
+            // base behind the display reading what the display reads (hinge at 360°).
             // Gravity-vector sign: the measured vector is gravity (down) plus user acceleration.
             return toDevice.rotate(Vector3(0, 0, -1)) + state.userAcceleration
         case .gyroscope:

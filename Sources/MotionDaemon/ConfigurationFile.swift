@@ -62,7 +62,7 @@ public enum ConfigurationFile {
             throw ConfigurationError(file: file, line: nil, key: nil, message: "\(error)")
         }
         let top = try ConfigurationTable(top: document, file: file, lines: lines, known: [
-            "source", "sensors", "poll-period", "rest-interval", "mount-matrix", "declination", "location", "engine", "detectors", "socket", "access", "state", "dbus",
+            "source", "sensors", "poll-period", "rest-interval", "mount-matrix", "declination", "location", "engine", "detectors", "socket", "access", "state", "dbus", "convertible",
         ])
         var configuration = DaemonConfiguration()
         if let source = try top.string("source", expected: "a source URI") {
@@ -118,6 +118,14 @@ public enum ConfigurationFile {
         }
         if let table = try top.table("dbus", known: ["sensor-proxy"]) {
             if let on = try table.bool("sensor-proxy") { configuration.dbus.sensorProxy = on }
+        }
+        if let table = try top.table("convertible", known: ["tablet-mode-switch", "tablet-mode-postures"]) {
+            if let mode = try table.choice("tablet-mode-switch", among: DaemonConfiguration.Convertible.TabletModeSwitch.allCases) {
+                configuration.convertible.tabletModeSwitch = mode
+            }
+            if let postures = try table.choices("tablet-mode-postures", among: Posture.allCases.filter { $0 != .unknown }) {
+                configuration.convertible.tabletModePostures = Set(postures)
+            }
         }
         return configuration
     }

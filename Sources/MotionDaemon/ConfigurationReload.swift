@@ -27,6 +27,7 @@ public struct ConfigurationReload: Sendable, Hashable {
         take("socket.group", \.socket.group)
         take("access", \.access)
         take("dbus.sensor-proxy", \.dbus.sensorProxy)
+        take("convertible", \.convertible)
 
         var waiting: [String] = []
         func wait<Value: Equatable>(_ name: String, _ key: KeyPath<DaemonConfiguration, Value>) {

@@ -74,6 +74,9 @@ public final class Daemon: @unchecked Sendable {
     /// The D-Bus face while `[dbus] sensor-proxy` is on: set on `lifecycle`, read by the
     /// pipeline's outbox.
     private let sensorProxy = Lock<SensorProxyBridge?>(nil)
+    private let tabletMode = Lock<TabletModeBridge?>(nil)
+    /// The `[convertible]` settings the running tablet-mode switch follows.
+    private var tabletModeSettings: DaemonConfiguration.Convertible?
     private var signals: [DispatchSourceSignal] = []
     /// Serialises the ending and reloads (signals, count, duration may race).
     private let lifecycle = DispatchQueue(label: "motiond.lifecycle")
@@ -138,23 +141,26 @@ public final class Daemon: @unchecked Sendable {
         self.server = server
         let printer = self.printer
         let sensorProxy = self.sensorProxy
+        let tabletMode = self.tabletMode
         do {
             try pipeline.start { batch in
                 // The daemon's own subscribers (its printing, the D-Bus face) take theirs; the
                 // rest is the socket clients'.
                 var clients = batch
-                if batch.contains(where: { $0.client == .local || $0.client == .sensorProxy }) {
-                    var printed: [OutgoingMessage] = [], proxied: [ServerMessage] = []
+                if batch.contains(where: { $0.client == .local || $0.client == .sensorProxy || $0.client == .tabletMode }) {
+                    var printed: [OutgoingMessage] = [], proxied: [ServerMessage] = [], switched: [ServerMessage] = []
                     clients = []
                     for item in batch {
                         switch item.client {
                         case .local: printed.append(item.message)
                         case .sensorProxy: proxied.append(item.message.message)
+                        case .tabletMode: switched.append(item.message.message)
                         default: clients.append(item)
                         }
                     }
                     if let printer, !printed.isEmpty { printer.print(printed) }
                     if !proxied.isEmpty { sensorProxy.withLock { $0 }?.deliver(proxied) }
+                    if !switched.isEmpty { tabletMode.withLock { $0 }?.deliver(switched) }
                     if clients.isEmpty { return }
                 }
                 server?.deliver(clients)
@@ -170,7 +176,10 @@ public final class Daemon: @unchecked Sendable {
             pipeline.stop()
             exit(1)
         }
-        lifecycle.sync { applySensorProxy() }
+        lifecycle.sync {
+            applySensorProxy()
+            applyTabletMode()
+        }
         pipeline.startHousekeeping(notifier: notifier) { server?.clientCount ?? 0 }
         notifier.ready(status: pipeline.currentStatusLine(clients: 0))
         // Starting is over: its code need not stay resident (a tenth of a second later, so the
@@ -205,6 +214,7 @@ public final class Daemon: @unchecked Sendable {
         pipeline.reconfigure(engine: engine, detectors: running.detectors, restInterval: running.restInterval)
         server?.reconfigure(socket: running.socket, policy: AccessPolicy(running.access, pollPeriod: running.pollPeriod))
         applySensorProxy()
+        applyTabletMode()
         let changed = reload.changed.isEmpty ? "nothing changed" : "changed: \(reload.changed.joined(separator: ", "))"
         logger.notice("configuration reloaded (\(changed))")
         if !reload.waitingForRestart.isEmpty {
@@ -225,6 +235,30 @@ public final class Daemon: @unchecked Sendable {
             current.stop()
             logger.notice("net.hadess.SensorProxy given up: [dbus] sensor-proxy is off")
         }
+    }
+
+    /// Starts, restarts or stops the tablet-mode switch as `[convertible]` now says (`auto`:
+    /// only on a machine without a switch of its own); unchanged settings leave it be. On
+    /// `lifecycle`.
+    private func applyTabletMode() {
+        let settings = running.convertible
+        guard settings != tabletModeSettings else { return }
+        tabletModeSettings = settings
+        var wanted = settings.tabletModeSwitch != .off && options.serveSocket
+        if wanted, settings.tabletModeSwitch == .auto {
+            let own = TabletModeSwitches.native()
+            if !own.isEmpty {
+                wanted = false
+                logger.info("the machine has a tablet-mode switch of its own (\(own.joined(separator: ", "))): motiond offers none ([convertible] tablet-mode-switch = \"auto\")")
+            }
+        }
+        let current = tabletMode.withLock { $0 }
+        current?.stop()
+        tabletMode.withLock { $0 = nil }
+        guard wanted else { return }
+        let bridge = TabletModeBridge(pipeline: pipeline, postures: settings.tabletModePostures, logger: logger)
+        tabletMode.withLock { $0 = bridge }
+        bridge.start()
     }
 
     /// The source has nothing more to give (a replay reached the end of its trace; `why` says
@@ -248,6 +282,7 @@ public final class Daemon: @unchecked Sendable {
             logger.info("stopping: \(why)")
             notifier.stopping(why)
             sensorProxy.withLock { $0 }?.stop()
+            tabletMode.withLock { $0 }?.stop()
             pipeline.stop()
             printer?.drain()
             server?.stop(reason: "motiond is stopping (\(why))")

@@ -52,6 +52,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var state = State()
     /// What motiond offers on the system bus (`[dbus]`).
     public var dbus = DBus()
+    /// What a convertible's hinge drives (`[convertible]`).
+    public var convertible = Convertible()
 
     /// The defaults.
     public init() {}
@@ -130,6 +132,27 @@ public struct DaemonConfiguration: Sendable, Hashable {
         /// runs iio-sensor-proxy keeps it; the README's "Replacing iio-sensor-proxy" makes the
         /// switch. While another process owns the name, motiond waits for it.
         public var sensorProxy = false
+
+        public init() {}
+    }
+
+    /// A convertible's tablet-mode switch for the desktop (`[convertible]`).
+    public struct Convertible: Sendable, Hashable {
+        /// When motiond offers the switch (`tablet-mode-switch`).
+        public enum TabletModeSwitch: String, Sendable, Hashable, CaseIterable {
+            /// Only on a machine with a base accelerometer and no tablet-mode switch of its own.
+            case auto
+            /// On any machine with a base accelerometer, beside a switch of its own.
+            case on
+            case off
+        }
+
+        /// `tablet-mode-switch`: default `auto`.
+        public var tabletModeSwitch = TabletModeSwitch.auto
+        /// `tablet-mode-postures`: the postures in which the switch says tablet mode. Default
+        /// tablet, tent and stand — every posture whose keyboard faces away or lies on the
+        /// table (as ChromeOS beyond 200°, and `thinkpad_acpi`'s and `lenovo-ymc`'s modes).
+        public var tabletModePostures: Set<Posture> = Set(Posture.keyboardAway)
 
         public init() {}
     }

@@ -72,11 +72,14 @@ struct ClientID: Hashable, Sendable, Comparable, CustomStringConvertible {
     static let local = ClientID(raw: 0)
     /// The D-Bus face (``SensorProxyBridge``), another subscriber of the daemon's own.
     static let sensorProxy = ClientID(raw: .max)
+    /// The tablet-mode switch (``TabletModeBridge``), one more.
+    static let tabletMode = ClientID(raw: .max - 1)
     static func < (a: Self, b: Self) -> Bool { a.raw < b.raw }
     var description: String {
         switch self {
         case .local: return "local output"
         case .sensorProxy: return "the D-Bus face"
+        case .tabletMode: return "the tablet-mode switch"
         default: return "client \(raw)"
         }
     }

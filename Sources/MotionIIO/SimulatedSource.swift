@@ -3,7 +3,7 @@ import MotionCore
 import MotionSync
 
 /// `sim:` — the deterministic ``SimulatedIMU`` (accelerometer, gyroscope, magnetometer, light,
-/// proximity) played
+/// proximity: a slate, no base accelerometer) played
 /// in real time: each requested kind has its own period and its samples lie on an even grid
 /// from the boot time at start, like a hardware clock. A ``PeriodicThread`` per distinct
 /// period and batch interval (``SourceRequest/batchInterval(_:)``) wakes once per interval and
@@ -13,6 +13,8 @@ import MotionSync
 /// period change continues the grid from the last sample. The script loops forever.
 public final class SimulatedSource: MotionSource {
     public let uri = "sim:"
+    /// What the simulated device has: every kind but a convertible's base accelerometer.
+    public static let kinds = SensorKind.allCases.filter { $0 != .baseAccelerometer }
     /// Serializes start, update and stop (they run on the caller's thread).
     private let control = Lock(())
     /// Shared with the ticking threads.
@@ -49,8 +51,8 @@ public final class SimulatedSource: MotionSource {
                 state.readingKinds = []
             }
             // Every simulated sensor exists; requested ones are announced as read by `apply`.
-            let idle = SensorKind.allCases.filter { request.periods[$0] == nil }.map { SourceEvent.availability($0, Self.idle) }
-            target.sync { handler(idle) }
+            let idle = Self.kinds.filter { request.periods[$0] == nil }.map { SourceEvent.availability($0, Self.idle) }
+            target.sync { handler(idle + [.availability(.baseAccelerometer, Self.noBase)]) }
             apply(request)
         }
     }
@@ -76,6 +78,7 @@ public final class SimulatedSource: MotionSource {
 
     /// A simulated sensor nobody reads: present, not running.
     private static let idle = SensorAvailability(isAvailable: true, reason: "simulated IMU, idle")
+    private static let noBase = SensorAvailability(isAvailable: false, reason: "the simulated IMU is a slate: no base accelerometer")
 
     /// At most this many seconds of missed samples are caught up (a suspend stops nothing on
     /// the boot clock): older grid points are skipped.
@@ -85,7 +88,7 @@ public final class SimulatedSource: MotionSource {
         guard let delivery = state.withLock({ $0.delivery }) else { return }
         // One thread per distinct period and interval serves every kind at them, so three
         // sensors at 100 Hz cost one wake-up per tick (and reach the pipeline as one burst).
-        let groups = Dictionary(grouping: request.periods.keys) { kind in
+        let groups = Dictionary(grouping: request.periods.keys.filter(Self.kinds.contains)) { kind in
             Group(period: request.periods[kind]!, interval: request.batchInterval(kind)!)
         }.mapValues(Set.init)
         let stale = threads.withLock { threads in

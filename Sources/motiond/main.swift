@@ -194,7 +194,7 @@ struct Motiond: ParsableCommand {
             } else if let replay = made as? ReplaySource {
                 listing = SensorListing(source: uri.description, provides: SensorKind.allCases.filter(replay.kinds.contains))
             } else {
-                listing = SensorListing(source: uri.description, provides: SensorKind.allCases)
+                listing = SensorListing(source: uri.description, provides: SimulatedSource.kinds)
             }
             print(json ? listing.json() : listing.text(), terminator: json ? "\n" : "")
             return

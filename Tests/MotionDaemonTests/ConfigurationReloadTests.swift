@@ -16,6 +16,7 @@ struct ConfigurationReloadTests {
         new.socket.mode = 0o660
         new.access.others = .nothing
         new.dbus.sensorProxy = true
+        new.convertible.tabletModeSwitch = .off
         new.source = .simulated
         new.sensors = [.accelerometer]
         new.pollPeriod = 0.05
@@ -23,7 +24,7 @@ struct ConfigurationReloadTests {
         new.socket.path = "/run/elsewhere.sock"
         new.state.path = "/var/lib/elsewhere.json"
         let reload = ConfigurationReload(running: running, new: new)
-        #expect(reload.changed == ["declination/location", "engine", "detectors", "rest-interval", "socket.mode", "access", "dbus.sensor-proxy"])
+        #expect(reload.changed == ["declination/location", "engine", "detectors", "rest-interval", "socket.mode", "access", "dbus.sensor-proxy", "convertible"])
         #expect(reload.waitingForRestart == ["source", "sensors", "poll-period", "mount-matrix", "socket.path", "state"])
 
         var expected = new
@@ -42,7 +43,7 @@ struct ConfigurationReloadTests {
     @Test("every setting is either reloadable or restart-only (a new setting must be classified)")
     func everySettingClassified() {
         let settings = Set(Mirror(reflecting: DaemonConfiguration()).children.compactMap(\.label))
-        let classified: Set<String> = ["trueNorth", "engine", "detectors", "restInterval", "socket", "access", "source", "sensors", "pollPeriod", "mountMatrix", "state", "dbus"]
+        let classified: Set<String> = ["trueNorth", "engine", "detectors", "restInterval", "socket", "access", "source", "sensors", "pollPeriod", "mountMatrix", "state", "dbus", "convertible"]
         #expect(settings == classified)
         // [socket] is split: path waits for a restart, group and mode do not.
         #expect(Set(Mirror(reflecting: DaemonConfiguration.Socket()).children.compactMap(\.label)) == ["path", "group", "mode"])

@@ -29,7 +29,7 @@ struct ConfigurationTests {
             uncommented += 1
             return line.dropFirst()
         }.joined(separator: "\n")
-        #expect(uncommented == 48)
+        #expect(uncommented == 51)
         #expect(try ConfigurationFile.parse(settings, file: Self.file) == DaemonConfiguration())
     }
 
@@ -106,6 +106,10 @@ struct ConfigurationTests {
 
         [dbus]
         sensor-proxy = true
+
+        [convertible]
+        tablet-mode-switch = "on"
+        tablet-mode-postures = ["tablet", "flat"]
         """
         var expected = DaemonConfiguration()
         expected.source = .simulated
@@ -154,6 +158,8 @@ struct ConfigurationTests {
         expected.state.path = "/tmp/motiond-test/engine.json"
         expected.state.saveInterval = 5
         expected.dbus.sensorProxy = true
+        expected.convertible.tabletModeSwitch = .on
+        expected.convertible.tabletModePostures = [.tablet, .flat]
 
         // Every detector parameter is among those changed (a new one must be added here).
         let changed = try Self.leaves(expected.detectors), defaults = try Self.leaves(DetectorConfiguration())
@@ -225,6 +231,10 @@ struct ConfigurationTests {
         BadFile(what: "bad sensor", text: "sensors = [\"accelerometer\", \"gyro\"]\n",
                 line: 1, key: "sensors", message: "expected accelerometer, gyroscope, magnetometer, light, proximity or baseAccelerometer, got \"gyro\""),
         BadFile(what: "no sensors", text: "sensors = []\n", line: 1, key: "sensors", message: "expected at least one sensor"),
+        BadFile(what: "bad tablet-mode switch", text: "[convertible]\ntablet-mode-switch = \"yes\"\n", line: 2, key: "convertible.tablet-mode-switch",
+                message: "expected auto, on or off, got \"yes\""),
+        BadFile(what: "bad tablet-mode posture", text: "[convertible]\ntablet-mode-postures = [\"tablet\", \"folded\"]\n", line: 2,
+                key: "convertible.tablet-mode-postures", message: "expected closed, laptop, flat, tent, stand or tablet, got \"folded\""),
         BadFile(what: "bad source", text: "source = \"usb:\"\n", line: 1, key: "source", message: "unsupported source 'usb:'"),
         BadFile(what: "a replay trace that is not there", text: "# replay\nsource = \"replay:/nonexistent-motiond-test/trace.csv\"\n",
                 line: 2, key: "source", message: "cannot read the trace /nonexistent-motiond-test/trace.csv: No such file or directory"),

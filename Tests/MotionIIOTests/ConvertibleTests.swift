@@ -132,4 +132,48 @@ struct ConvertibleTests {
         try await Task.sleep(for: .milliseconds(500))
         #expect(postures.values.last == .tablet && abs((angles.values.last?.degrees ?? 0) - 360) < 2)
     }
+
+    @Test("the tablet-mode switch: tried at the first posture of a convertible; without /dev/uinput said once, the streams go on; never tried without a base accelerometer",
+          .timeLimit(.minutes(1)))
+    func tabletModeSwitch() async throws {
+        let directory = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (trace, _) = try Self.foldTrace(in: directory)
+        let daemon = try ServedDaemon(["--source", "replay:\(trace)"], configuration: "[convertible]\ntablet-mode-switch = \"on\"\n")
+        defer { _ = daemon.stop() }
+        let client = try await daemon.connect()
+        try await client.send(#"{"op":"subscribe","id":1,"stream":"posture"}"#)
+        let messages = try await client.collect(for: 13)
+        #expect(messages.compactMap { $0["posture"] as? String }.last == "tablet")
+        // What it says of the device (the debug lines of its subscriptions aside).
+        let said = daemon.process.stderr.split(separator: "\n").filter { $0.contains("tablet-mode switch") && !$0.contains("subscribed") }
+        if FileManager.default.fileExists(atPath: "/dev/uinput") {
+            // A machine that has uinput (the real-system tier reads the device back).
+            #expect(said.contains { $0.contains("created the tablet-mode switch") || $0.contains("no tablet-mode switch for the desktop") }, "\(said)")
+        } else {
+            #expect(said.count == 1 && said.first?.contains("no tablet-mode switch for the desktop: cannot open /dev/uinput: No such file or directory") == true,
+                    "\(said)")
+        }
+
+        // A trace without a base accelerometer: no posture, no switch, the accelerometer unread.
+        let slate = trace + ".slate.csv"
+        let text = try String(contentsOfFile: trace, encoding: .utf8)
+        // The columns t and acc_* only.
+        try text.split(separator: "\n").map { $0.split(separator: ",").prefix(4).joined(separator: ",") }.joined(separator: "\n")
+            .write(toFile: slate, atomically: true, encoding: .utf8)
+        let plain = try ServedDaemon(["--source", "replay:\(slate)"], configuration: "[convertible]\ntablet-mode-switch = \"on\"\n")
+        defer { _ = plain.stop() }
+        let status = try await plain.connect()
+        try await Task.sleep(for: .seconds(1))
+        try await status.send(#"{"op":"status","id":1}"#)
+        let reply = try #require(try await status.reply(1))
+        let sensors = (reply["status"] as? [String: Any])?["sensors"] as? [String: Any]
+        let accelerometer = sensors?["accelerometer"] as? [String: Any]
+        #expect(accelerometer?["available"] as? Bool == true && accelerometer?["mode"] == nil, "\(String(describing: accelerometer))")
+        let tried = plain.process.stderr.split(separator: "\n").filter {
+            $0.contains("tablet-mode switch") && !$0.contains("subscribed to availability")
+        }
+        #expect(tried.isEmpty, "\(tried)")
+    }
 }
+

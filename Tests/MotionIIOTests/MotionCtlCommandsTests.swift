@@ -33,7 +33,7 @@ struct MotionCtlCommandsTests {
         let text = try await Self.motionctl(["status", "--socket", daemon.socket, "--wait", "10"])
         #expect(text.status == 0, "\(text.stderr)")
         for expected in ["source         sim:", "accelerometer  available", "gyroscope      available", "magnetometer   available",
-                         "light          available", "proximity      available", "baseAccelerometer available", "access         full (every stream)", "clients        1", "calibration    uncalibrated", "heap in use"] {
+                         "light          available", "proximity      available", "baseAccelerometer unavailable: the simulated IMU is a slate", "access         full (every stream)", "clients        1", "calibration    uncalibrated", "heap in use"] {
             #expect(text.stdout.contains(expected), "no '\(expected)' in:\n\(text.stdout)")
         }
 
@@ -199,14 +199,12 @@ struct MotionCtlCommandsTests {
         let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         let counts = try #require(report["samples"] as? [String: Int])
         let total = counts.values.reduce(0, +)
-        // The simulated device has a base accelerometer too (a convertible folded into a tablet).
-        #expect(Set(counts.keys) == ["accelerometer", "gyroscope", "magnetometer", "baseAccelerometer"] && counts.values.allSatisfy { $0 >= 40 },
-                "\(counts)")
+        // The simulated device is a slate: no base accelerometer, no base_acc columns.
+        #expect(Set(counts.keys) == ["accelerometer", "gyroscope", "magnetometer"] && counts.values.allSatisfy { $0 >= 40 }, "\(counts)")
 
         let rows = Self.rows(try String(contentsOfFile: recording, encoding: .utf8))
-        #expect(report["rows"] as? Int == rows.count && rows.count >= total / 4 && rows.count <= total)
-        // Columns: t, gyr, acc, mag, base_acc.
-        let filled = rows.map { row in (0..<4).filter { row[1 + 3 * $0].isFinite } }
+        #expect(report["rows"] as? Int == rows.count && rows.count >= total / 3 && rows.count <= total)
+        let filled = rows.map { row in (0..<3).filter { row[1 + 3 * $0].isFinite } }
         #expect(filled.reduce(0) { $0 + $1.count } == total, "every sample in exactly one row")
         #expect(zip(rows, rows.dropFirst()).allSatisfy { $0[0] < $1[0] }, "one row per time")
 
@@ -214,8 +212,7 @@ struct MotionCtlCommandsTests {
                                               "--count", "\(total)", "--replay-fast", "--no-config"])
         #expect(replay.status == 0, "\(replay.stderr)")
         #expect(replay.samples("accelerometer").count == counts["accelerometer"] && replay.samples("gyro").count == counts["gyroscope"]
-                && replay.samples("magnetometer").count == counts["magnetometer"]
-                && replay.samples("baseAccelerometer").count == counts["baseAccelerometer"])
+                && replay.samples("magnetometer").count == counts["magnetometer"])
     }
 
     @Test("record: samples of different sensors less than a microsecond apart share a row (the trace's resolution), so no two rows have the same time")
