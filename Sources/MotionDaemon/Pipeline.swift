@@ -46,6 +46,8 @@ final class Pipeline: @unchecked Sendable {
     /// The accelerometer's current still stretch, and whether it has lasted long enough to
     /// read at the rest rate.
     private var stillness = Stillness()
+    /// A convertible's base accelerometer lying still (its display's is `stillness`).
+    private var baseStillness = Stillness()
     private var atRest = false
     /// Sample time from which the code pages are given back, once per rest (nil: done).
     private var releaseCodeAt: Double?
@@ -249,7 +251,7 @@ final class Pipeline: @unchecked Sendable {
             let period = spacing > 0 && spacing <= Wire.hardwarePeriods.upperBound
                 ? spacing : request.periods[sample.kind] ?? Wire.hardwarePeriods.upperBound
             latest[sample.kind] = sample
-            if sample.kind == .accelerometer { followStillness(sample) }
+            if sample.kind == .accelerometer || sample.kind == .baseAccelerometer { followStillness(sample) }
             if let notice = engine.update(sample) { log(notice, into: &out) }
             let notes = publisher.publish(sample, engine: engine, period: period, into: &out)
             for event in notes.events { logger.debug("\(event.text)") }
@@ -446,10 +448,16 @@ final class Pipeline: @unchecked Sendable {
         return ProtocolError(.noSample, "no \(stream) value yet: \(why)")
     }
 
-    /// Moves between the full and the rest rate as the accelerometer starts and stops moving.
+    /// Moves between the full and the rest rate as the accelerometer (and a convertible's base
+    /// accelerometer, while it is read) starts and stops moving.
     private func followStillness(_ sample: Sample) {
-        stillness.update(sample.vector, at: sample.timestamp)
-        let rest = stillness.held(for: Self.restAfter)
+        if sample.kind == .baseAccelerometer {
+            baseStillness.update(sample.vector, at: sample.timestamp)
+        } else {
+            stillness.update(sample.vector, at: sample.timestamp)
+        }
+        let baseStill = request.periods[.baseAccelerometer] == nil || baseStillness.held(for: Self.restAfter)
+        let rest = stillness.held(for: Self.restAfter) && baseStill
         if rest, let at = releaseCodeAt, sample.timestamp >= at {
             // What motion, the clients' requests and the switch itself faulted in is not
             // needed to read a still device: the rest loop faults back only its own pages.
@@ -476,6 +484,7 @@ final class Pipeline: @unchecked Sendable {
             stillness.reset()
             atRest = false
         }
+        if request.periods[.baseAccelerometer] != nil && wanted.periods[.baseAccelerometer] == nil { baseStillness.reset() }
         if request.periods[.proximity] != nil && wanted.periods[.proximity] == nil { publisher.resetProximity() }
         request = wanted
         logger.info("sensors\(describe(wanted))")

@@ -15,14 +15,15 @@ enum SensorDemand {
     /// reading that shows motion (at most a rest interval late) brings the full rate back
     /// before anything is decided; availability and calibration read no sensor. Every other
     /// stream keeps its rate, always: samples a client asked for at 100 Hz come at 100 Hz, and
-    /// a gesture (a tap lasts ~30 ms) would be missed between readings.
+    /// a gesture (a tap lasts ~30 ms) would be missed between readings. A convertible's posture
+    /// too: a fold moves one half or both, and the reading that shows it brings the full rate
+    /// back (the tablet-mode switch reads it on every convertible, all the time).
     static func toleratesRestRate(_ stream: StreamName) -> Bool {
         switch stream {
-        case .orientation, .tilt, .shake, .availability, .calibration: return true
+        case .orientation, .tilt, .shake, .posture, .availability, .calibration: return true
         // Read at their own slow pace, from sensors of their own.
         case .light, .proximity: return true
-        // A fold is seen only at the full rate (and a tablet-mode switch must not lag).
-        case .accelerometer, .gyro, .magnetometer, .deviceMotion, .heading, .gesture, .baseAccelerometer, .hinge, .posture: return false
+        case .accelerometer, .gyro, .magnetometer, .deviceMotion, .heading, .gesture, .baseAccelerometer, .hinge: return false
         }
     }
 
@@ -39,15 +40,19 @@ enum SensorDemand {
         return batching
     }
 
-    /// `request` at rest: the accelerometer delivered every `interval` seconds, when it is the
-    /// only motion sensor read (a subscription that tolerates the rest rate needs no other;
-    /// light and proximity keep their own pace).
+    /// `request` at rest: the accelerometers (a convertible's base one too) delivered every
+    /// `interval` seconds, when they are the only motion sensors read (a subscription that
+    /// tolerates the rest rate needs no other; light and proximity keep their own pace).
     static func resting(_ request: SourceRequest, interval: Double) -> SourceRequest {
-        guard interval > 0, Set(request.periods.keys.filter(\.isMotion)) == [.accelerometer] else { return request }
+        let motion = Set(request.periods.keys.filter(\.isMotion))
+        guard interval > 0, motion.contains(.accelerometer), motion.isSubset(of: restingKinds) else { return request }
         var resting = request
-        resting.wakeIntervals[.accelerometer] = interval
+        for kind in motion { resting.wakeIntervals[kind] = interval }
         return resting
     }
+
+    /// The sensors that may rest: the display's and the base's accelerometers.
+    static let restingKinds: Set<SensorKind> = [.accelerometer, .baseAccelerometer]
 
     /// The sensors a stream needs (``StreamName/sensors(frame:)``).
     static func kinds(for stream: StreamName, frame: AttitudeReferenceFrame?) -> Set<SensorKind> {

@@ -77,13 +77,13 @@ struct SensorDemandTests {
         #expect(SensorDemand.request(nothing, allowed: Self.all) == .none)
     }
 
-    @Test("only orientation, tilt, shake, the status streams and light and proximity (sensors of their own) tolerate the rest rate; samples and gestures keep their rate")
+    @Test("only orientation, tilt, shake, posture, the status streams and light and proximity (sensors of their own) tolerate the rest rate; samples and gestures keep their rate")
     func restTolerance() {
         let tolerant = Set(StreamName.allCases.filter(SensorDemand.toleratesRestRate))
-        #expect(tolerant == [.orientation, .tilt, .shake, .availability, .calibration, .light, .proximity])
+        #expect(tolerant == [.orientation, .tilt, .shake, .posture, .availability, .calibration, .light, .proximity])
     }
 
-    @Test("at rest the accelerometer is delivered every rest interval, only when it is the only sensor read")
+    @Test("at rest the accelerometer (and a convertible's base one) is delivered every rest interval, only when they are the only sensors read")
     func resting() throws {
         let accelerometer = try SourceRequest([.accelerometer: 0.02])
         #expect(SensorDemand.resting(accelerometer, interval: 0.35).wakeIntervals == [.accelerometer: 0.35])
@@ -92,6 +92,10 @@ struct SensorDemandTests {
         let inertial = try SourceRequest([.accelerometer: 0.02, .gyroscope: 0.02])
         #expect(SensorDemand.resting(inertial, interval: 0.35) == inertial)
         #expect(SensorDemand.resting(.none, interval: 0.35) == .none)
+        let convertible = try SourceRequest([.accelerometer: 0.1, .baseAccelerometer: 0.1])
+        #expect(SensorDemand.resting(convertible, interval: 0.35).wakeIntervals == [.accelerometer: 0.35, .baseAccelerometer: 0.35])
+        let baseAlone = try SourceRequest([.baseAccelerometer: 0.1])
+        #expect(SensorDemand.resting(baseAlone, interval: 0.35) == baseAlone, "the display's accelerometer decides rest")
     }
 
     @Test("a wake interval is kept only for a requested kind and when longer than its period; at most 10 s")

@@ -131,6 +131,22 @@ struct ConvertibleTests {
         #expect(await MotionClientTests.poll(timeout: 5) { angles.values.last?.accuracy == .held }, "\(String(describing: angles.values.last))")
         try await Task.sleep(for: .milliseconds(500))
         #expect(postures.values.last == .tablet && abs((angles.values.last?.degrees ?? 0) - 360) < 2)
+
+        // Only the posture wanted now (as the tablet-mode switch wants it), both halves still:
+        // both accelerometers are read at the rest rate.
+        observations[0].cancel()
+        let client = try await daemon.connect()
+        var resting: [String: Double] = [:]
+        for id in 1...40 where resting.count < 2 {
+            try await client.send(#"{"op":"status","id":\#(id)}"#)
+            let sensors = (try await client.reply(id))?["status"].flatMap { ($0 as? [String: Any])?["sensors"] as? [String: Any] }
+            resting = [:]
+            for kind in ["accelerometer", "baseAccelerometer"] {
+                if let interval = (sensors?[kind] as? [String: Any])?["restInterval"] as? Double { resting[kind] = interval }
+            }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        #expect(resting == ["accelerometer": 0.35, "baseAccelerometer": 0.35], "\(resting)")
     }
 
     @Test("the tablet-mode switch: tried at the first posture of a convertible; without /dev/uinput said once, the streams go on; never tried without a base accelerometer",
