@@ -24,18 +24,19 @@ import Glibc
 ///   the reading, |x|/|a|) the measurement counts less, and from ``Parameters/axisHold`` not
 ///   at all — the last good value is held (accuracy `held`): no jump, no flapping.
 /// - Closed (0°) and folded into a tablet (360°) read alike: the estimate moves continuously
-///   (a measurement within ``Parameters/ambiguityMargin`` of either end taken as the one of θ,
-///   θ ± 360° nearest the estimate) and is kept within [0°, 360°]. With nothing to go on at start, a reading within
-///   ``Parameters/ambiguityMargin`` of both is taken as closed when the screen faces down and
-///   as a tablet when it faces up (accuracy `low` until the angle leaves the margin); upright,
-///   the estimator waits.
+///   (a measurement within ``Parameters/ambiguityMargin`` of either end taken as the one of
+///   θ, θ ± 360° nearest the estimate) and is kept within [0°, 360°]. With nothing to go on at
+///   start, such a reading is taken as closed when the screen faces down and as a tablet when
+///   it faces up (accuracy `low` until the angle leaves the margin); upright, the estimator
+///   waits.
 /// - With both gyroscopes, their rates about x carry the angle between accelerometer samples
-///   (dθ/dt = ω_base.x − ω_display.x) and while the geometry holds it (for at most
+///   (dθ/dt = ω_base.x − ω_display.x) and while the geometry hides it (for at most
 ///   ``Parameters/gyroscopeHoldLimit``: their biases drift it); the accelerometers correct it
 ///   as above at rest, and in motion only slowly (``Parameters/gyroscopeMotionTau``): there
 ///   the gyroscopes do the work.
 ///
-/// Units: accelerometers in G (any sign convention, the same for both), gyroscopes rad/s.
+/// Units: accelerometers in G with the gravity-vector sign (face up reads z ≈ −1: the start-up
+/// guess reads the screen's facing from it), gyroscopes rad/s.
 public struct HingeEstimator: Sendable {
     /// Thresholds, in G, seconds and degrees.
     public struct Parameters: Sendable, Hashable, Codable {
