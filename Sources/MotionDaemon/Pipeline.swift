@@ -149,9 +149,10 @@ final class Pipeline: @unchecked Sendable {
         let reading = Self.reading(request)
         let clientText = clients == 1 ? "1 client" : "\(clients) clients"
         let sensorText = reading.isEmpty ? "sensors idle" : reading.joined(separator: ", ")
-        // A laptop without a proximity sensor is not missing anything until someone asks for one.
+        // A laptop without a proximity sensor (or a base accelerometer: it is no convertible) is
+        // not missing anything until someone asks for one.
         let missing = SensorKind.allCases.filter { kind in
-            sensors[kind]?.isAvailable == false && (kind.isMotion || request.periods[kind] != nil)
+            sensors[kind]?.isAvailable == false && (SensorKind.motion.contains(kind) || request.periods[kind] != nil)
         }.map(\.rawValue)
         return "\(clientText); \(sensorText)" + (missing.isEmpty ? "" : "; no \(missing.joined(separator: ", "))")
     }
