@@ -14,8 +14,9 @@ import Glibc
 /// components or their y–z lengths (the *mismatch*, G).
 ///
 /// The rule:
-/// - Each display accelerometer sample is paired with the newest base sample (at most
-///   ``Parameters/pairingWindow`` apart) and measures θ; the estimate follows it through a
+/// - Each sample of either accelerometer is paired with the other's newest (at most
+///   ``Parameters/pairingWindow`` apart: at the rest rate their readings come batched, one
+///   sensor after the other) and measures θ; the estimate follows it through a
 ///   low-pass of time constant ``Parameters/restTau`` when the mismatch is below
 ///   ``Parameters/mismatchTolerance``, lengthening up to ``Parameters/motionTau`` as it grows
 ///   (accuracy `high` when the sensors agree and the axis is clear, `low` otherwise).
@@ -73,7 +74,9 @@ public struct HingeEstimator: Sendable {
     /// The angle last produced, nil before the first.
     public private(set) var angle: HingeAngle?
     private var base: (reading: Vector3, time: Double)?
-    private var lastDisplayTime: Double?
+    private var display: (reading: Vector3, time: Double)?
+    /// The time of the last pairing measured.
+    private var lastMeasurement: Double?
     /// The newest gyroscope rates about the hinge axis, rad/s, with their times.
     private var displayRate: (x: Double, time: Double)?
     private var baseRate: (x: Double, time: Double)?
@@ -91,10 +94,14 @@ public struct HingeEstimator: Sendable {
         self = HingeEstimator(parameters: parameters)
     }
 
-    /// Feeds a base accelerometer sample; it is used with the next display sample.
+    /// Feeds a base accelerometer sample, measured with the newest display sample when they are
+    /// close in time (the two sensors' readings may come in batches, one after the other).
     public mutating func update(base reading: Vector3, at time: Double) {
         guard reading.isFinite, time.isFinite, reading.norm > 0.1 else { return }
         base = (reading, time)
+        if let display, abs(display.time - time) <= parameters.pairingWindow {
+            _ = measure(display.reading, reading, at: max(time, display.time))
+        }
     }
 
     /// Feeds a base gyroscope sample (rad/s).
@@ -120,15 +127,36 @@ public struct HingeEstimator: Sendable {
         angle = current
     }
 
-    /// Feeds a display accelerometer sample and returns the angle it gives (nil until one is
-    /// known).
+    /// Feeds a display accelerometer sample and returns the angle at its time (nil until one is
+    /// known): measured with the newest base sample when they are close in time; else the last
+    /// measurement's, when it is recent (readings batched at the rest rate reach the estimator
+    /// one sensor after the other); else held.
     public mutating func update(display reading: Vector3, at time: Double) -> HingeAngle? {
         guard reading.isFinite, time.isFinite, reading.norm > 0.1 else { return angle }
-        let dt = lastDisplayTime.map { time - $0 }
-        lastDisplayTime = time
-        guard let base, abs(base.time - time) <= parameters.pairingWindow else { return held(at: time) }
+        display = (reading, time)
+        if let base, abs(base.time - time) <= parameters.pairingWindow {
+            return measure(reading, base.reading, at: max(time, base.time)).map { angle in
+                var now = angle
+                now.timestamp = time
+                return now
+            }
+        }
+        if var current = angle, let lastMeasurement, time - lastMeasurement >= 0, time - lastMeasurement <= parameters.maximumGap {
+            current.timestamp = time
+            return current
+        }
+        return held(at: time)
+    }
+
+    /// One pairing of the two accelerometers at `time`: the estimate moves toward it (see the
+    /// type's rule). Returns the angle, nil while none is known.
+    private mutating func measure(_ display: Vector3, _ base: Vector3, at time: Double) -> HingeAngle? {
+        let dt = lastMeasurement.map { time - $0 }
+        // A pairing no later than the last one adds nothing.
+        if let dt, dt <= 0 { return angle }
+        lastMeasurement = time
         let p = parameters
-        let display = reading
+        let base = (reading: base, time: time)
         // The hinge axis's share of either reading: near 1, the y–z directions are noise.
         let axisShare = max(abs(display.x) / display.norm, abs(base.reading.x) / base.reading.norm)
         guard axisShare < p.axisHold else { return held(at: time) }

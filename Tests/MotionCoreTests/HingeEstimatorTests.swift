@@ -93,6 +93,28 @@ struct HingeEstimatorTests {
         }
     }
 
+    @Test("readings batched at the rest rate, the display's three before the base's three every 0.35 s: measured, not held")
+    func batchedAtRest() {
+        var machine = SimulatedConvertible(steps: [Step(hinge: 120, baseAttitude: SimulatedConvertible.onTable, turn: 0, hold: 5)])
+        var estimator = HingeEstimator()
+        var detector = PostureDetector()
+        var outputs: [HingeAngle] = []
+        var postures: [Posture] = []
+        for burst in 0..<12 {
+            let times = (0..<3).map { Double(burst) * 0.35 + Double($0) * 0.1 }
+            for t in times {
+                if let angle = estimator.update(display: machine.readings(at: t).display, at: t) {
+                    outputs.append(angle)
+                    if let posture = detector.update(angle, displayGravity: machine.readings(at: t).display) { postures.append(posture) }
+                }
+            }
+            for t in times { estimator.update(base: machine.readings(at: t).base, at: t) }
+        }
+        #expect(outputs.count > 20 && outputs.allSatisfy { $0.accuracy != .held }, "\(outputs.map(\.accuracy))")
+        #expect(abs((outputs.last?.degrees ?? 0) - 120) < 3)
+        #expect(postures == [.laptop])
+    }
+
     @Test("closed and folded read alike: at start the screen decides, upright nothing")
     func closedOrTablet() {
         // Face down on a table, vectors alike: closed.

@@ -52,6 +52,11 @@ echo "SYSTEM-TEST-BEGIN kernel $(uname -r), $(systemctl --version | head -1), up
 # coexistence checks, so motiond is first tested alone, as after the README's switch.
 systemctl mask --runtime iio-sensor-proxy.service >/dev/null 2>&1
 modprobe uhid
+# /dev/uinput, for the tablet-mode switch: its node then comes with a uevent, and the udev rule
+# gives it to group motiond (on a full system the module loads on the static node's first open).
+modprobe uinput 2>/dev/null || insmod "$(ls "$here"/uinput.ko* | head -1)"
+# Event nodes (/dev/input/eventN), which the tablet-mode check reads the switch from.
+modprobe evdev 2>/dev/null || insmod "$(ls "$here"/evdev.ko* | head -1)"
 mkfifo /run/uhid-hub.cmd
 "$here/uhid-hub" /run/uhid-hub.cmd 2>/run/uhid-hub.log &
 feeder=$!
@@ -501,7 +506,7 @@ within=$(after | awk -v t=$first '$1 <= t + 2' | tail -1)
 gravity=$(echo "$within" | sed 's/.*gravity=(\([^)]*\)).*/\1/')
 restarted=$(since | grep 'attitude restarted' | head -1)
 if [ "$(systemctl show -p MainPID --value motiond.service)" = "$pid" ] && kill -0 $mon 2>/dev/null &&
-   awk -v s=$slept 'BEGIN{exit !(s >= 1)}' && [ -n "$first" ] && awk -v a=$last -v b=$first -v s=$slept 'BEGIN{exit !(b - a >= s)}' &&
+   awk -v s=$slept 'BEGIN{exit !(s > 0)}' && [ -n "$first" ] && awk -v a=$last -v b=$first -v s=$slept 'BEGIN{exit !(b - a >= s)}' &&
    echo "$gravity" | awk '{exit !($2 < -0.9962)}' && [ -n "$restarted" ]; then
     result suspend-resume PASS "asleep ${slept} s (boot clock minus monotonic); same motiond (pid $pid) and client; last stamp before $last, first after $first; upright 2 s later: gravity ($gravity) G; motiond: $restarted"
 else
@@ -557,6 +562,82 @@ if [ -n "$exposure" ] && awk -v e="$exposure" 'BEGIN { exit !(e <= 2.0) }'; then
     result security PASS "systemd-analyze security motiond.service: exposure $exposure"
 else
     result security FAIL "exposure '${exposure}' (at most 2.0): $(systemd-analyze security motiond.service 2>&1 | tail -3 | tr '\n' '|')"
+fi
+
+# (m) a convertible: the hub comes back with a second accelerometer, in its base (a local udev
+#     rule says so, ACCEL_LOCATION=base, as the hwdb does for real machines), and is folded from
+#     closed through laptop and flat to a stand and a tablet. motiond's posture stream follows,
+#     and its tablet-mode switch (a uinput device: the guest has no switch of its own, so
+#     tablet-mode-switch = "auto" offers one) is off in laptop and flat, on in stand and tablet.
+cat > /run/base-location.sh <<'EOS'
+#!/bin/sh
+# ACCEL_LOCATION=base for the hub's last accelerometer (its fourth collection: created last, the
+# highest platform device id of the hub's accelerometers).
+cell=$(basename "$(dirname "/sys$1")"); id=${cell%.auto}; id=${id##*.}
+for sibling in "$(dirname "$(dirname "/sys$1")")"/HID-SENSOR-200073.*.auto; do
+    other=$(basename "$sibling"); other=${other%.auto}; other=${other##*.}
+    [ "$other" -gt "$id" ] && exit 0
+done
+echo ACCEL_LOCATION=base
+EOS
+chmod +x /run/base-location.sh
+mkdir -p /run/udev/rules.d
+echo 'ACTION!="remove", SUBSYSTEM=="iio", KERNEL=="iio:device*", ATTR{name}=="accel_3d", IMPORT{program}="/run/base-location.sh %p"' > /run/udev/rules.d/61-motiond-test-base.rules
+udevadm control --reload
+g=9.80665
+# Closed on a table: the display faces down; the base reads what the display reads.
+feed accel 0 0 $g
+feed base 0 0 $g
+feed convertible on
+feed unplug
+wait_for 15 gone
+feed replug
+wait_for 30 sh -c '[ $(for d in /sys/bus/iio/devices/iio:device*; do cat $d/name; done 2>/dev/null | grep -c accel_3d) = 2 ]'
+udevadm settle -t 30
+based=$(for d in /sys/bus/iio/devices/iio:device*; do udevadm info -q property -p $d 2>/dev/null | grep -q '^ACCEL_LOCATION=base' && echo ${d##*/}; done | tr '\n' ' ')
+seen=$(journalctl -q -o cat -u motiond.service | wc -l)
+motionctl monitor --wait 10 --duration 60 --interval 0.1 posture >/run/monitor-convertible.log 2>&1 &
+mon=$!
+# SW_TABLET_MODE of motiond's switch, read from its evdev node (EVIOCGSW): 1, 0, or none.
+tabletmode() {
+    python3 - <<'EOP'
+import array, fcntl, glob, os
+for name in glob.glob("/sys/class/input/event*/device/name"):
+    if open(name).read().strip() == "motiond tablet mode switch":
+        node = "/dev/input/" + name.split("/")[4]
+        fd = os.open(node, os.O_RDONLY)
+        state = array.array("B", [0] * 8)
+        fcntl.ioctl(fd, (2 << 30) | (len(state) << 16) | (ord("E") << 8) | 0x1b, state)
+        print(state[0] >> 1 & 1)
+        break
+else:
+    print("none")
+EOP
+}
+wait_for 15 grep -q "posture closed\$" /run/monitor-convertible.log
+switches=""
+# laptop at 100 degrees, flat, then the base folded behind the upright display: a stand at
+# 270 degrees (base keyboard down), a tablet at 360 (both read what the upright display reads).
+for pose in "laptop 0 -0.98481 -0.17365 0 0 1" "flat 0 0 -1 0 0 1" "stand 0 -1 0 0 0 -1" "tablet 0 -1 0 0 -1 0"; do
+    set -- $pose
+    feed accel $(awk -v g=$g -v x=$2 -v y=$3 -v z=$4 'BEGIN{print x*g, y*g, z*g}')
+    feed base $(awk -v g=$g -v x=$5 -v y=$6 -v z=$7 'BEGIN{print x*g, y*g, z*g}')
+    wait_for 10 grep -q "posture $1\$" /run/monitor-convertible.log
+    switches="$switches$1=$(tabletmode) "
+done
+kill $mon 2>/dev/null; wait $mon 2>/dev/null
+postures=$(grep -o 'posture [a-z]*' /run/monitor-convertible.log | awk '{print $2}' | tr '\n' ' ')
+created=$(journalctl -q -o cat -u motiond.service | grep -E 'tablet-mode switch' | grep -v subscribed | tail -2 | tr '\n' '|')
+if [ -n "$based" ] && echo "$postures" | grep -q 'closed laptop flat stand tablet'; then
+    result convertible-posture PASS "base accelerometer $based(udev ACCEL_LOCATION=base); postures: $postures; $(motiond --list-sensors 2>/dev/null | grep 'hinge angle' | tr -s ' ')"
+else
+    result convertible-posture FAIL "base: '$based'; postures: '$postures'; status: $(motionctl status 2>&1 | grep -E '^ +(accelerometer|baseAccel)' | tr -s ' ' | tr '\n' '|'); motiond: $(since | grep -v client | tail -6 | tr '\n' '|')"
+fi
+uinput=$(stat -c '%G %a' /dev/uinput 2>&1)
+if [ "$switches" = "laptop=0 flat=0 stand=1 tablet=1 " ] && [ "$uinput" = "motiond 660" ]; then
+    result tablet-mode-switch PASS "SW_TABLET_MODE through the postures: $switches; /dev/uinput $uinput; motiond: $created"
+else
+    result tablet-mode-switch FAIL "switch states: '$switches'; /dev/uinput '$uinput'; motiond: '$created'; /proc/bus/input/devices: $(grep -A1 'motiond tablet' /proc/bus/input/devices | tr '\n' '|')"
 fi
 
 # Kernel command line motiond.test.verbose=1: the daemon's journal and unit state, always.

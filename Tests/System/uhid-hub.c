@@ -7,6 +7,7 @@
  *   1 Accelerometer 3D (0x73): acceleration X/Y/Z 0x0453-0x0455, s16, unit exponent -2 (0.01 g)
  *   2 Gyrometer 3D     (0x76): angular velocity X/Y/Z 0x0457-0x0459, s16, exponent -2 (0.01 deg/s)
  *   3 Compass 3D       (0x83): magnetic flux X/Y/Z 0x0485-0x0487, s16, exponent -1 (0.1 mGauss)
+ * and, as a convertible, a fourth: 4 Accelerometer 3D, the one in the base (a second accel_3d).
  * Each collection's feature report: reporting state 0x0316 and power state 0x0319 (named arrays,
  * logical 1-based), report interval 0x030E (u32, ms), change sensitivity 0x030F (u16).
  * The hub answers GET_REPORT (feature and input) and SET_REPORT (feature), and sends input
@@ -19,6 +20,8 @@
  *   accel X Y Z   acceleration in m/s^2 (device axes; flat screen up is 0 0 -9.81, upright 0 -9.81 0)
  *   gyro X Y Z    angular velocity in rad/s
  *   magn X Y Z    magnetic field in microtesla              sleep SECONDS
+ *   base X Y Z    the base accelerometer, as accel          convertible on|off  from the next
+ *                 replug, the hub has the base accelerometer (off: three sensors, the default)
  *   unplug        UHID_DESTROY (the IIO devices go away)    replug       create the hub again
  *   stamp PPM     from the next replug, stamp reports on a hub clock that starts at 0 and runs
  *                 PPM parts per million fast;              stamp off    no timestamps (default)
@@ -37,7 +40,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NSENSORS 3
+#define MAXSENSORS 4
+/* Sensors of the hub as created: 3, or 4 as a convertible. */
+static int nsensors = 3;
+static int convertible;
 
 /* Little helpers to write the report descriptor. */
 static uint8_t desc[1024];
@@ -65,19 +71,21 @@ struct sensor {
     unsigned long sent;
 };
 
-static struct sensor sensors[NSENSORS] = {
+static struct sensor sensors[MAXSENSORS] = {
     /* 0.01 g = 0.0980665 m/s^2 */
     { 1, 0x73, { 0x0453, 0x0454, 0x0455 }, -2, 0.0980665, 1, 1, 100, 0, { 0, 0, 0 }, { 0, 0 }, 0 },
     /* 0.01 deg/s in rad/s */
     { 2, 0x76, { 0x0457, 0x0458, 0x0459 }, -2, 0.01 * M_PI / 180.0, 1, 1, 100, 0, { 0, 0, 0 }, { 0, 0 }, 0 },
     /* 0.1 mGauss = 0.01 microtesla */
     { 3, 0x83, { 0x0485, 0x0486, 0x0487 }, -1, 0.01, 1, 1, 100, 0, { 0, 0, 0 }, { 0, 0 }, 0 },
+    /* the base accelerometer of a convertible */
+    { 4, 0x73, { 0x0453, 0x0454, 0x0455 }, -2, 0.0980665, 1, 1, 100, 0, { 0, 0, 0 }, { 0, 0 }, 0 },
 };
 
 static void build_descriptor(void)
 {
     dlen = 0;
-    for (int i = 0; i < NSENSORS; i++) {
+    for (int i = 0; i < nsensors; i++) {
         struct sensor *s = &sensors[i];
         EMIT(0x05, 0x20);                  /* Usage Page (Sensors) */
         EMIT(0x09, s->usage);              /* Usage (the sensor type) */
@@ -139,6 +147,7 @@ static void create_hub(void)
     struct uhid_event ev;
     memset(&ev, 0, sizeof ev);
     stamped = stamping;
+    nsensors = convertible ? 4 : 3;
     build_descriptor();
     clock_gettime(CLOCK_MONOTONIC, &hub_epoch);
     ev.type = UHID_CREATE2;
@@ -151,7 +160,7 @@ static void create_hub(void)
     memcpy(ev.u.create2.rd_data, desc, dlen);
     send_event(&ev);
     created = 1;
-    for (int i = 0; i < NSENSORS; i++) { sensors[i].reporting = 1; sensors[i].power = 1; }
+    for (int i = 0; i < nsensors; i++) { sensors[i].reporting = 1; sensors[i].power = 1; }
     fprintf(stderr, "uhid-hub: created (%zu-byte report descriptor%s)\n", dlen, stamped ? ", hub timestamps" : "");
 }
 
@@ -168,7 +177,7 @@ static void destroy_hub(void)
 
 static struct sensor *by_id(unsigned id)
 {
-    for (int i = 0; i < NSENSORS; i++) if (sensors[i].report_id == id) return &sensors[i];
+    for (int i = 0; i < nsensors; i++) if (sensors[i].report_id == id) return &sensors[i];
     return NULL;
 }
 
@@ -276,6 +285,9 @@ static int command(char *line, struct timespec *sleep_until)
     if (sscanf(line, "accel %lf %lf %lf", &x, &y, &z) == 3) set_pose(&sensors[0], x, y, z);
     else if (sscanf(line, "gyro %lf %lf %lf", &x, &y, &z) == 3) set_pose(&sensors[1], x, y, z);
     else if (sscanf(line, "magn %lf %lf %lf", &x, &y, &z) == 3) set_pose(&sensors[2], x, y, z);
+    else if (sscanf(line, "base %lf %lf %lf", &x, &y, &z) == 3) set_pose(&sensors[3], x, y, z);
+    else if (!strcmp(line, "convertible on")) convertible = 1;
+    else if (!strcmp(line, "convertible off")) convertible = 0;
     else if (sscanf(line, "sleep %lf", &x) == 1) { now(sleep_until); add_ms(sleep_until, (long)(x * 1000)); }
     else if (!strcmp(word, "unplug")) destroy_hub();
     else if (!strcmp(word, "replug")) { if (!created) create_hub(); }
@@ -321,7 +333,7 @@ int main(int argc, char **argv)
         int sleeping = sleep_until.tv_sec && ms_until(&sleep_until) > 0;
         struct pollfd p[2] = { { ufd, POLLIN, 0 }, { in, POLLIN, 0 } };
         long long timeout = 1000;
-        for (int i = 0; i < NSENSORS; i++)
+        for (int i = 0; i < nsensors; i++)
             if (active(&sensors[i])) { long long t = ms_until(&sensors[i].next); if (t < timeout) timeout = t < 0 ? 0 : t; }
         if (sleeping && ms_until(&sleep_until) < timeout) timeout = ms_until(&sleep_until);
         if (timeout < 0) timeout = 0;
@@ -333,7 +345,7 @@ int main(int argc, char **argv)
             if (n <= 0) { in_open = 0; fprintf(stderr, "uhid-hub: end of commands, keeping the last pose\n"); }
             else ilen += n;
         }
-        for (int i = 0; i < NSENSORS; i++) {
+        for (int i = 0; i < nsensors; i++) {
             struct sensor *s = &sensors[i];
             if (!active(s) || ms_until(&s->next) > 0) continue;
             struct uhid_event ev;
