@@ -175,8 +175,8 @@ extension SimulatedConvertible {
 }
 
 extension SimulatedConvertible {
-    /// The display held upright facing the user (a half turn about x from lying flat).
-    static let upright = Quaternion(axis: Vector3(1, 0, 0), angle: .pi / 2)
+    /// The display held upright facing the user (a quarter turn about x from lying flat, screen up).
+    public static let upright = Quaternion(axis: Vector3(1, 0, 0), angle: .pi / 2)
 
     /// The scripted scenarios the tests and the hinge benchmark share.
     public enum Scenario {

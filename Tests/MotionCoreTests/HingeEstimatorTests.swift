@@ -126,8 +126,7 @@ struct HingeEstimatorTests {
         #expect(tablet.postures == [.tablet])
         #expect(abs((tablet.frames.last?.angle?.degrees ?? 0) - 360) < 5)
         // Held upright, nothing to tell them apart: no guess.
-        let upright = Quaternion(axis: Vector3(1, 0, 0), angle: .pi / 2)
-        let unknown = Self.run([Step(hinge: 0, baseAttitude: upright, turn: 0, hold: 1)])
+        let unknown = Self.run([Step(hinge: 0, baseAttitude: SimulatedConvertible.upright, turn: 0, hold: 1)])
         #expect(unknown.frames.last?.angle == nil)
     }
 }
