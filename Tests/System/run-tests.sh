@@ -54,9 +54,9 @@ systemctl mask --runtime iio-sensor-proxy.service >/dev/null 2>&1
 modprobe uhid
 # /dev/uinput, for the tablet-mode switch: its node then comes with a uevent, and the udev rule
 # gives it to group motiond (on a full system the module loads on the static node's first open).
-modprobe uinput 2>/dev/null || insmod "$(ls "$here"/uinput.ko* | head -1)"
+modprobe uinput
 # Event nodes (/dev/input/eventN), which the tablet-mode check reads the switch from.
-modprobe evdev 2>/dev/null || insmod "$(ls "$here"/evdev.ko* | head -1)"
+modprobe evdev
 mkfifo /run/uhid-hub.cmd
 "$here/uhid-hub" /run/uhid-hub.cmd 2>/run/uhid-hub.log &
 feeder=$!
@@ -615,17 +615,29 @@ else:
 EOP
 }
 wait_for 15 grep -q "posture closed\$" /run/monitor-convertible.log
+# libinput, as the desktop's compositor uses it, watching every input device of seat0 (motiond's
+# switch was created at the first posture): its SWITCH_TOGGLE events for tablet mode.
+switch_exists() { [ "$(tabletmode)" != none ]; }
+wait_for 10 switch_exists
+stdbuf -oL libinput debug-events >/run/libinput-events.log 2>&1 &
+libinput=$!
+wait_for 10 grep -q 'motiond tablet mode switch' /run/libinput-events.log
 switches=""
 # laptop at 100 degrees, flat, then the base folded behind the upright display: a stand at
-# 270 degrees (base keyboard down), a tablet at 360 (both read what the upright display reads).
-for pose in "laptop 0 -0.98481 -0.17365 0 0 1" "flat 0 0 -1 0 0 1" "stand 0 -1 0 0 0 -1" "tablet 0 -1 0 0 -1 0"; do
+# 270 degrees (base keyboard down), a tablet at 360 (both read what the upright display reads),
+# and opened back into a laptop.
+for pose in "laptop 0 -0.98481 -0.17365 0 0 1" "flat 0 0 -1 0 0 1" "stand 0 -1 0 0 0 -1" "tablet 0 -1 0 0 -1 0" \
+            "laptop 0 -0.98481 -0.17365 0 0 1"; do
     set -- $pose
     feed accel $(awk -v g=$g -v x=$2 -v y=$3 -v z=$4 'BEGIN{print x*g, y*g, z*g}')
     feed base $(awk -v g=$g -v x=$5 -v y=$6 -v z=$7 'BEGIN{print x*g, y*g, z*g}')
-    wait_for 10 grep -q "posture $1\$" /run/monitor-convertible.log
+    wait_for 10 sh -c "[ \"\$(grep -o 'posture [a-z]*' /run/monitor-convertible.log | tail -1)\" = 'posture $1' ]"
     switches="$switches$1=$(tabletmode) "
 done
 kill $mon 2>/dev/null; wait $mon 2>/dev/null
+wait_for 5 sh -c '[ $(grep -c "switch tablet-mode state" /run/libinput-events.log) -ge 2 ]'
+kill -INT $libinput 2>/dev/null; wait $libinput 2>/dev/null
+toggles=$(grep -o 'switch tablet-mode state [01]' /run/libinput-events.log | awk '{print $4}' | tr '\n' ' ')
 postures=$(grep -o 'posture [a-z]*' /run/monitor-convertible.log | awk '{print $2}' | tr '\n' ' ')
 created=$(journalctl -q -o cat -u motiond.service | grep -E 'tablet-mode switch' | grep -v subscribed | tail -2 | tr '\n' '|')
 if [ -n "$based" ] && echo "$postures" | grep -q 'closed laptop flat stand tablet'; then
@@ -634,10 +646,10 @@ else
     result convertible-posture FAIL "base: '$based'; postures: '$postures'; status: $(motionctl status 2>&1 | grep -E '^ +(accelerometer|baseAccel)' | tr -s ' ' | tr '\n' '|'); motiond: $(since | grep -v client | tail -6 | tr '\n' '|')"
 fi
 uinput=$(stat -c '%G %a' /dev/uinput 2>&1)
-if [ "$switches" = "laptop=0 flat=0 stand=1 tablet=1 " ] && [ "$uinput" = "motiond 660" ]; then
-    result tablet-mode-switch PASS "SW_TABLET_MODE through the postures: $switches; /dev/uinput $uinput; motiond: $created"
+if [ "$switches" = "laptop=0 flat=0 stand=1 tablet=1 laptop=0 " ] && [ "$toggles" = "1 0 " ] && [ "$uinput" = "motiond 660" ]; then
+    result tablet-mode-switch PASS "SW_TABLET_MODE through the postures: $switches; libinput debug-events: tablet-mode state $toggles; /dev/uinput $uinput; motiond: $created"
 else
-    result tablet-mode-switch FAIL "switch states: '$switches'; /dev/uinput '$uinput'; motiond: '$created'; /proc/bus/input/devices: $(grep -A1 'motiond tablet' /proc/bus/input/devices | tr '\n' '|')"
+    result tablet-mode-switch FAIL "switch states: '$switches'; libinput tablet-mode states '$toggles' ($(grep -E 'SWITCH|tablet mode' /run/libinput-events.log | head -4 | tr -s ' \t' ' ' | tr '\n' '|')); /dev/uinput '$uinput'; motiond: '$created'; /proc/bus/input/devices: $(grep -A1 'motiond tablet' /proc/bus/input/devices | tr '\n' '|')"
 fi
 
 # Kernel command line motiond.test.verbose=1: the daemon's journal and unit state, always.

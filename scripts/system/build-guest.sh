@@ -42,8 +42,9 @@ vmlinuz=$kdir/unpacked/boot/vmlinuz-$kver
 # ---- packages ----------------------------------------------------------------------------
 # iio-sensor-proxy (and its monitor-sensor): the peer motiond must coexist with, and the D-Bus
 # client motiond's net.hadess.SensorProxy face is tried with; python3 runs the Python example;
-# procps has kill (the unit's ExecReload), as on any Debian system but minbase's.
-pkgs="systemd systemd-sysv udev dbus kmod libiio0 libudev1 libsystemd0 iio-sensor-proxy python3 procps"
+# procps has kill (the unit's ExecReload), as on any Debian system but minbase's; libinput-tools
+# has `libinput debug-events`, which reads motiond's tablet-mode switch as a desktop would.
+pkgs="systemd systemd-sysv udev dbus kmod libiio0 libudev1 libsystemd0 iio-sensor-proxy python3 procps libinput-tools"
 for bin in "$@"; do
     for lib in $(ldd "$bin" | awk '$3 ~ /^\// {print $3} $1 ~ /^\// {print $1}'); do
         real=$(readlink -f "$lib")
@@ -55,7 +56,7 @@ for bin in "$@"; do
 done
 pkgs=$(printf '%s\n' $pkgs | sort -u | tr '\n' ' ')
 # Bump when the way the root is made changes (the key then names a new cached root).
-layout=1
+layout=2
 key=$(printf '%s\n' "$layout" "$suite" "$kver" "$pkgs" | sha256sum | cut -c1-16)
 rdir=$cache/root-$suite-$kver-$key
 if [ ! -f "$rdir/root.cpio" ]; then
@@ -70,12 +71,14 @@ if [ ! -f "$rdir/root.cpio" ]; then
         "$suite" "$tree" "$mirror" >&2
     # The kernel's modules that the HID sensor hub, IIO and the boot need (the whole tree is
     # 390 MB): everything under drivers/hid, drivers/iio, plus what they depend on; depmod gives
-    # udev the aliases, so modprobe loads hid-sensor-* when the uhid device appears.
+    # udev the aliases, so modprobe loads hid-sensor-* when the uhid device appears. uinput is
+    # the device behind motiond's tablet-mode switch, evdev gives it its /dev/input/event node.
     msrc=$kdir/unpacked/lib/modules/$kver
     mdst=$tree/usr/lib/modules/$kver
     mkdir -p "$mdst"
     cp "$msrc"/modules.order "$msrc"/modules.builtin "$msrc"/modules.builtin.modinfo "$mdst"/
-    list=$(cd "$msrc" && find kernel/drivers/hid kernel/drivers/iio -name '*.ko*')
+    list=$(cd "$msrc" && find kernel/drivers/hid kernel/drivers/iio -name '*.ko*'
+           find kernel/drivers/input -name 'uinput.ko*' -o -name 'evdev.ko*')
     while [ -n "$list" ]; do
         next=""
         for m in $list; do

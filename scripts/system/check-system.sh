@@ -38,13 +38,6 @@ make -s install DESTDIR="$stage" PREFIX=/usr >&2
 mkdir -p "$stage/opt/motiond-system-test" "$stage/etc/systemd/system/multi-user.target.wants"
 cc -static -O2 -Wall -o "$stage/opt/motiond-system-test/uhid-hub" Tests/System/uhid-hub.c -lm
 install -m755 Tests/System/run-tests.sh "$stage/opt/motiond-system-test/run-tests.sh"
-# uinput (the device behind motiond's tablet-mode switch) and evdev (its /dev/input/event node,
-# which the test reads the switch from) are not among the cached root's modules (drivers/hid
-# and drivers/iio): shipped beside the tests from the same kernel, loaded by them.
-for module in uinput evdev; do
-    file=$(find "$(dirname "$vmlinuz")/../lib/modules" -name "$module.ko*" | head -1)
-    [ -n "$file" ] && install -m644 "$file" "$stage/opt/motiond-system-test/"
-done
 install -m644 Tests/System/motiond-system-test.service "$stage/etc/systemd/system/"
 ln -s ../motiond-system-test.service "$stage/etc/systemd/system/multi-user.target.wants/"
 chmod 755 "$stage"
