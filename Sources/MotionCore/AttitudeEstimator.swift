@@ -253,13 +253,13 @@ public struct AttitudeEstimator: Sendable {
         state.heading = Self.wrapped(state.heading + error * k)
     }
 
-    /// Feeds one sample of any kind (light, proximity and a base accelerometer are ignored).
+    /// Feeds one sample of any kind (light, proximity and a convertible's base sensors are ignored).
     public mutating func update(_ sample: Sample) {
         switch sample.kind {
         case .gyroscope: update(gyroscope: sample.vector, at: sample.timestamp)
         case .accelerometer: update(accelerometer: sample.vector, at: sample.timestamp)
         case .magnetometer: update(magnetometer: sample.vector, at: sample.timestamp)
-        case .light, .proximity, .baseAccelerometer: break
+        case .light, .proximity, .baseAccelerometer, .baseGyroscope: break
         }
     }
 

@@ -11,6 +11,7 @@ public struct DetectorConfiguration: Sendable, Hashable, Codable {
     public var shake = ShakeDetector.Parameters()
     public var slap = SlapDetector.Parameters()
     public var tap = TapDetector.Parameters()
+    public var posture = PostureDetector.Parameters()
     /// User acceleration above this (G) counts as "accelerating hard": no orientation decision.
     public var hardAcceleration = 0.5
     /// Without a gyroscope: |a| off 1 G by more than this (G) counts as accelerating.
@@ -52,7 +53,10 @@ public struct DetectorConfiguration: Sendable, Hashable, Codable {
     /// Every parameter's valid values. Thresholds are positive accelerations up to
     /// ``maximumAcceleration``; time constants and windows positive times up to ``maximumTime``,
     /// waits (settle, refractory, double-tap window) may be 0; angles are degrees between the
-    /// screen normal and vertical (0–90) or from a quarter's centre in the screen plane.
+    /// screen normal and vertical (0–90) or from a quarter's centre in the screen plane. A
+    /// convertible's posture thresholds are hinge angles, each in a quarter of its own, so they
+    /// keep their order whatever is set (closed up to at most 90°, flat from 90–180° to
+    /// 180–270°, tablet from 270–360°).
     public static let ranges: [Range] = [
         Range(path: "hardAcceleration", lower: 0, lowerIncluded: false, upper: maximumAcceleration, unit: "G") { $0.hardAcceleration },
         Range(path: "accelerationTolerance", lower: 0, lowerIncluded: false, upper: maximumAcceleration, unit: "G") { $0.accelerationTolerance },
@@ -79,6 +83,14 @@ public struct DetectorConfiguration: Sendable, Hashable, Codable {
         Range(path: "tap.ringTime", lower: 0, lowerIncluded: false, upper: maximumTime, unit: "s") { $0.tap.ringTime },
         Range(path: "tap.maximumDuration", lower: 0, lowerIncluded: false, upper: maximumTime, unit: "s") { $0.tap.maximumDuration },
         Range(path: "tap.doubleTapWindow", lower: 0, lowerIncluded: true, upper: maximumTime, unit: "s") { $0.tap.doubleTapWindow },
+        Range(path: "posture.closedBelow", lower: 0, lowerIncluded: true, upper: 90, unit: "°") { $0.posture.closedBelow },
+        Range(path: "posture.flatFrom", lower: 90, lowerIncluded: true, upper: 180, unit: "°") { $0.posture.flatFrom },
+        Range(path: "posture.flatTo", lower: 180, lowerIncluded: true, upper: 270, unit: "°") { $0.posture.flatTo },
+        Range(path: "posture.tabletFrom", lower: 270, lowerIncluded: true, upper: 360, unit: "°") { $0.posture.tabletFrom },
+        Range(path: "posture.hysteresis", lower: 0, lowerIncluded: true, upper: 30, unit: "°") { $0.posture.hysteresis },
+        Range(path: "posture.uprightShare", lower: 0, lowerIncluded: false, upper: 1, unit: "G") { $0.posture.uprightShare },
+        Range(path: "posture.settleTime", lower: 0, lowerIncluded: true, upper: maximumTime, unit: "s") { $0.posture.settleTime },
+        Range(path: "posture.movingSettleTime", lower: 0, lowerIncluded: true, upper: maximumTime, unit: "s") { $0.posture.movingSettleTime },
     ]
 
     /// A parameter outside its range.

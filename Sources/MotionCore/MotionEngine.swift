@@ -75,7 +75,7 @@ public struct MotionEngine: Sendable {
     /// Whether the device has a magnetometer; set by the owner from discovery, and set by the
     /// first magnetometer sample in any case.
     public var magnetometerPresent = false
-    /// A convertible's hinge, from the display and base accelerometers (and the gyroscope).
+    /// A convertible's hinge, from the display and base accelerometers (and both gyroscopes, when the base has one).
     public private(set) var hinge = HingeEstimator()
     /// The hinge angle the latest accelerometer sample gave, nil without a base accelerometer.
     public private(set) var hingeAngle: HingeAngle?
@@ -167,6 +167,10 @@ public struct MotionEngine: Sendable {
             return updateMagnetometer(v, at: t)
         case .baseAccelerometer:
             hinge.update(base: v, at: t)
+            return nil
+        case .baseGyroscope:
+            // Its bias is not estimated: the accelerometers correct what it drifts the angle.
+            hinge.update(baseRotationRate: v, at: t)
             return nil
         case .light, .proximity:
             return nil

@@ -13,7 +13,7 @@ public struct MotionEventDetectors: Sendable {
     public var shake: ShakeDetector
     public var slap: SlapDetector
     public var tap: TapDetector
-    public var posture = PostureDetector()
+    public var posture: PostureDetector
     public let configuration: DetectorConfiguration
     private var fallbackGravity = AccelerationGravity()
     private var stillness: Stillness
@@ -27,6 +27,7 @@ public struct MotionEventDetectors: Sendable {
         shake = ShakeDetector(parameters: configuration.shake)
         slap = SlapDetector(parameters: configuration.slap)
         tap = TapDetector(parameters: configuration.tap)
+        posture = PostureDetector(parameters: configuration.posture)
         stillness = Stillness(tolerance: configuration.orientation.stillTolerance)
         fallbackGravity.accelerationTolerance = configuration.accelerationTolerance
     }

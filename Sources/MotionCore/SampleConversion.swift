@@ -27,7 +27,7 @@ public struct SampleConversion: Sendable, Hashable, Codable {
     public var unitFactor: Double {
         switch kind {
         case .accelerometer, .baseAccelerometer: return 1 / PhysicalConstants.standardGravity
-        case .gyroscope: return 1
+        case .gyroscope, .baseGyroscope: return 1
         case .magnetometer: return PhysicalConstants.microteslaPerGauss
         case .light, .proximity: return 1
         }

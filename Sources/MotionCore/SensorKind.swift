@@ -16,6 +16,10 @@ public enum SensorKind: String, Sendable, Hashable, Codable, CaseIterable, Custo
     /// A convertible's second accelerometer, in the base (keyboard half): read with the
     /// display's for the hinge angle, in the display's frame as the lid closed defines it.
     case baseAccelerometer
+    /// A gyroscope in a convertible's base: with the display's, it carries the hinge angle
+    /// through motion and while the machine stands on its side. Never fused into the attitude
+    /// of the display (the base turns about the hinge without it).
+    case baseGyroscope
 
     /// The three motion sensors, the ones the fusion reads.
     public static let motion: [SensorKind] = [.accelerometer, .gyroscope, .magnetometer]
@@ -27,7 +31,7 @@ public enum SensorKind: String, Sendable, Hashable, Codable, CaseIterable, Custo
     /// Values per sample: 3 for the motion sensors, 1 for light and proximity.
     public var axisCount: Int {
         switch self {
-        case .accelerometer, .gyroscope, .magnetometer, .baseAccelerometer: return 3
+        case .accelerometer, .gyroscope, .magnetometer, .baseAccelerometer, .baseGyroscope: return 3
         case .light, .proximity: return 1
         }
     }
@@ -36,7 +40,7 @@ public enum SensorKind: String, Sendable, Hashable, Codable, CaseIterable, Custo
     public var iioChannelType: String {
         switch self {
         case .accelerometer, .baseAccelerometer: return "accel"
-        case .gyroscope: return "anglvel"
+        case .gyroscope, .baseGyroscope: return "anglvel"
         case .magnetometer: return "magn"
         case .light: return "illuminance"
         case .proximity: return "proximity"
@@ -47,7 +51,7 @@ public enum SensorKind: String, Sendable, Hashable, Codable, CaseIterable, Custo
     public var unit: String {
         switch self {
         case .accelerometer, .baseAccelerometer: return "G"
-        case .gyroscope: return "rad/s"
+        case .gyroscope, .baseGyroscope: return "rad/s"
         case .magnetometer: return "µT"
         case .light: return "lx"
         case .proximity: return "× near level"

@@ -1,7 +1,7 @@
-/// Where an accelerometer sits in a convertible: in the display (lid) or in the base.
+/// Where a motion sensor sits in a convertible: in the display (lid) or in the base.
 ///
-/// Screen orientation follows the display sensor; the base sensor is read as
-/// ``SensorKind/baseAccelerometer``, for the hinge angle.
+/// Screen orientation and the attitude follow the display's sensors; the base's are read as
+/// ``SensorKind/baseAccelerometer`` and ``SensorKind/baseGyroscope``, for the hinge angle.
 /// Sources, in order (as iio-sensor-proxy): udev `ACCEL_LOCATION`, then the sysfs `label`
 /// (`accel-display` / `accel-base`), then the sysfs `location` (cros-ec: `lid`, `base`),
 /// else `display`.

@@ -56,7 +56,8 @@ public struct SimulatedIMU: Sendable {
             // base behind the display reading what the display reads (hinge at 360°).
             // Gravity-vector sign: the measured vector is gravity (down) plus user acceleration.
             return toDevice.rotate(Vector3(0, 0, -1)) + state.userAcceleration
-        case .gyroscope:
+        case .gyroscope, .baseGyroscope:
+            // Asked for a base gyroscope, the tablet's base turns with its display.
             return state.rotationRate
         case .magnetometer:
             return toDevice.rotate(settings.earthField)
@@ -93,7 +94,7 @@ public struct SimulatedIMU: Sendable {
         switch kind {
         case .accelerometer, .baseAccelerometer:
             measured = ideal + random.gaussianVector(sigma: settings.accelerometerNoise)
-        case .gyroscope:
+        case .gyroscope, .baseGyroscope:
             measured = ideal + settings.gyroscopeBias + random.gaussianVector(sigma: settings.gyroscopeNoise)
         case .magnetometer:
             measured = ideal + settings.hardIron + random.gaussianVector(sigma: settings.magnetometerNoise)

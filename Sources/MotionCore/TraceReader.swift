@@ -1,7 +1,8 @@
 /// Parses trace CSV text (DESIGN.md "Trace files"): a header naming the columns
 /// `t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z` in any order, gyroscope or
 /// magnetometer columns optional, SI units, inertial-navigation sign. A convertible's base
-/// accelerometer (`base_acc_x,base_acc_y,base_acc_z`, as `acc_*`), ground-truth columns
+/// accelerometer (`base_acc_x,base_acc_y,base_acc_z`, as `acc_*`) and base gyroscope
+/// (`base_gyr_*`, as `gyr_*`), ground-truth columns
 /// (`opt_qw,opt_qx,opt_qy,opt_qz`, `movement`, as in BROAD) are read when present; other
 /// columns are ignored.
 ///
@@ -42,7 +43,7 @@ public enum TraceReader {
     public struct Layout: Sendable {
         private let header: [String]
         private let timeColumn: Int
-        private let acc: [Int]?, gyr: [Int]?, mag: [Int]?, baseAcc: [Int]?
+        private let acc: [Int]?, gyr: [Int]?, mag: [Int]?, baseAcc: [Int]?, baseGyr: [Int]?
         private let referenceColumns: [Int]?
         private let movementColumn: Int?
         private let needed: Int
@@ -63,7 +64,7 @@ public enum TraceReader {
                 return found.compactMap { $0 }
             }
             guard let timeColumn = column("t") else { throw .missingColumn("t") }
-            let acc = try axes("acc"), gyr = try axes("gyr"), mag = try axes("mag"), baseAcc = try axes("base_acc")
+            let acc = try axes("acc"), gyr = try axes("gyr"), mag = try axes("mag"), baseAcc = try axes("base_acc"), baseGyr = try axes("base_gyr")
             let quaternionColumns = ["opt_qw", "opt_qx", "opt_qy", "opt_qz"].map(column)
             let referenceColumns = quaternionColumns.allSatisfy { $0 != nil } ? quaternionColumns.compactMap { $0 } : nil
             let movementColumn = column("movement")
@@ -74,14 +75,16 @@ public enum TraceReader {
             self.gyr = gyr
             self.mag = mag
             self.baseAcc = baseAcc
+            self.baseGyr = baseGyr
             self.referenceColumns = referenceColumns
             self.movementColumn = movementColumn
-            needed = ([timeColumn] + (acc ?? []) + (gyr ?? []) + (mag ?? []) + (baseAcc ?? []) + (referenceColumns ?? []) + [movementColumn].compactMap { $0 }).max()! + 1
+            needed = ([timeColumn] + (acc ?? []) + (gyr ?? []) + (mag ?? []) + (baseAcc ?? []) + (baseGyr ?? []) + (referenceColumns ?? []) + [movementColumn].compactMap { $0 }).max()! + 1
             var kinds = Set<SensorKind>()
             if acc != nil { kinds.insert(.accelerometer) }
             if gyr != nil { kinds.insert(.gyroscope) }
             if mag != nil { kinds.insert(.magnetometer) }
             if baseAcc != nil { kinds.insert(.baseAccelerometer) }
+            if baseGyr != nil { kinds.insert(.baseGyroscope) }
             self.kinds = kinds
         }
 
@@ -125,6 +128,7 @@ public enum TraceReader {
                 gyroscope: try vector(gyr, 1),
                 magnetometer: try vector(mag, 1),
                 baseAccelerometer: try vector(baseAcc, -1 / PhysicalConstants.standardGravity),
+                baseGyroscope: try vector(baseGyr, 1),
                 reference: reference, movement: movement)
             return (record, dropped)
         }

@@ -270,6 +270,11 @@ final class Pipeline: @unchecked Sendable {
             let metadata: Logger.Metadata = ["sensor": "\(kind)"]
             if changed { logger.info(message, metadata: metadata) } else { logger.debug(message, metadata: metadata) }
             publisher.broadcast(.availability(kind, state(kind)), to: .availability, into: &out)
+            let hingeGyroscopes = SensorDemand.hingeGyroscopes.allSatisfy { sensors[$0]?.isAvailable == true && allowed.contains($0) }
+            if hingeGyroscopes != publisher.hingeGyroscopes {
+                publisher.hingeGyroscopes = hingeGyroscopes
+                updateDemand()
+            }
         }
     }
 

@@ -103,14 +103,24 @@ struct Publisher: Sendable {
         subscriptions.values.contains { $0[client] != nil }
     }
 
+    /// Whether `hinge` subscriptions read both gyroscopes too (the pipeline sets it while the
+    /// machine has the pair: ``SensorDemand/hingeGyroscopes``).
+    var hingeGyroscopes = false
+
+    /// The sensors a subscription keeps running: its own (``Subscription/kinds``), and for the
+    /// hinge both gyroscopes while ``hingeGyroscopes``.
+    private func reads(_ subscription: Subscription) -> Set<SensorKind> {
+        subscription.stream == .hinge && hingeGyroscopes ? subscription.kinds.union(SensorDemand.hingeGyroscopes) : subscription.kinds
+    }
+
     /// What the subscriptions need from the sensors.
     var needs: [(kinds: Set<SensorKind>, interval: Double)] {
-        subscriptions.values.flatMap(\.values).map { ($0.kinds, $0.interval) }
+        subscriptions.values.flatMap(\.values).map { (reads($0), $0.interval) }
     }
 
     /// How late each subscription lets its sensors' readings come (0: at once).
     var latencies: [(kinds: Set<SensorKind>, latency: Double)] {
-        subscriptions.values.flatMap(\.values).map { ($0.kinds, $0.latency) }
+        subscriptions.values.flatMap(\.values).map { (reads($0), $0.latency) }
     }
 
     /// Whether every subscription tolerates the rest rate (``SensorDemand/toleratesRestRate(_:)``).
@@ -195,7 +205,7 @@ struct Publisher: Sendable {
                 let message = OutgoingMessage(.proximity(change))
                 for client in (subscriptions[.proximity] ?? [:]).keys.sorted() { out.append(Addressed(client: client, message: message)) }
             }
-        case .magnetometer, .light, .baseAccelerometer:
+        case .magnetometer, .light, .baseAccelerometer, .baseGyroscope:
             break
         }
         return notes

@@ -23,7 +23,7 @@ enum SensorDemand {
         case .orientation, .tilt, .shake, .posture, .availability, .calibration: return true
         // Read at their own slow pace, from sensors of their own.
         case .light, .proximity: return true
-        case .accelerometer, .gyro, .magnetometer, .deviceMotion, .heading, .gesture, .baseAccelerometer, .hinge: return false
+        case .accelerometer, .gyro, .magnetometer, .deviceMotion, .heading, .gesture, .baseAccelerometer, .baseGyro, .hinge: return false
         }
     }
 
@@ -50,6 +50,12 @@ enum SensorDemand {
         for kind in motion { resting.wakeIntervals[kind] = interval }
         return resting
     }
+
+    /// The sensors that carry a convertible's hinge angle through motion and while it stands on
+    /// its side: read for `hinge` subscriptions (at their interval) when the machine has both,
+    /// as one alone adds nothing to the angle. `posture` never reads them: it serves the
+    /// tablet-mode switch all the time, and the accelerometers alone decide it at rest.
+    static let hingeGyroscopes: Set<SensorKind> = [.gyroscope, .baseGyroscope]
 
     /// The sensors that may rest: the display's and the base's accelerometers.
     static let restingKinds: Set<SensorKind> = [.accelerometer, .baseAccelerometer]

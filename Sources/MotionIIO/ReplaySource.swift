@@ -233,7 +233,8 @@ public final class ReplaySource: MotionSource, @unchecked Sendable {
                 continue
             }
             guard let record = row?.record else { continue }
-            if record.accelerometer == nil && record.gyroscope == nil && record.magnetometer == nil && record.baseAccelerometer == nil {
+            if record.accelerometer == nil && record.gyroscope == nil && record.magnetometer == nil && record.baseAccelerometer == nil
+                && record.baseGyroscope == nil {
                 summary.rowsWithoutReadings += 1
                 problem("line \(lines.number): no finite sensor reading — row skipped")
                 continue

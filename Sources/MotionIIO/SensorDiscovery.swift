@@ -64,11 +64,17 @@ public struct SensorDiscovery: Sendable {
             }
         }
         // A machine whose only accelerometer says it sits in the base (a wrong label, or a
-        // base alone) still has an accelerometer: that one.
+        // base alone) still has an accelerometer: that one — and its base gyroscope then serves
+        // as the gyroscope if there is no other (the fusion reads sensors of one half only).
         if !result.sensors.contains(where: { $0.kind == .accelerometer }),
            let index = result.sensors.firstIndex(where: { $0.kind == .baseAccelerometer }) {
             result.sensors[index].kind = .accelerometer
             result.sensors[index].conversion.kind = .accelerometer
+            if !result.sensors.contains(where: { $0.kind == .gyroscope }),
+               let gyroscope = result.sensors.firstIndex(where: { $0.kind == .baseGyroscope }) {
+                result.sensors[gyroscope].kind = .gyroscope
+                result.sensors[gyroscope].conversion.kind = .gyroscope
+            }
         }
         return result
     }
@@ -84,7 +90,7 @@ public struct SensorDiscovery: Sendable {
     static func channelGroups(_ kind: SensorKind) -> [[String]] {
         let type = kind.iioChannelType
         switch kind {
-        case .accelerometer, .baseAccelerometer, .gyroscope, .magnetometer:
+        case .accelerometer, .baseAccelerometer, .gyroscope, .baseGyroscope, .magnetometer:
             return [["x", "y", "z"].map { "\(type)_\($0)" }]
         case .light:
             return [["illuminance"], ["illuminance0"], ["intensity_both"], ["illuminance_clear"], ["intensity_clear"]]
@@ -98,10 +104,11 @@ public struct SensorDiscovery: Sendable {
             return nil
         }
         let location = resolveLocation(device, udev: udev)
-        // An accelerometer in a convertible's base is the base accelerometer (the hinge's
-        // second half); every other one may serve as the accelerometer.
-        if kind == .accelerometer, location.value == .base { return nil }
-        if kind == .baseAccelerometer, location.value != .base { return nil }
+        // An accelerometer or gyroscope in a convertible's base is the base's (the hinge's
+        // second half); every other one may serve as the accelerometer or gyroscope. A base
+        // gyroscope never feeds the display's attitude: the base turns about the hinge alone.
+        if kind == .accelerometer || kind == .gyroscope, location.value == .base { return nil }
+        if kind == .baseAccelerometer || kind == .baseGyroscope, location.value != .base { return nil }
         let found = group.map { device.inputChannel($0) }
         let missing = zip(group, found).filter { $0.1 == nil }.map { "in_\($0.0)" }
         guard missing.isEmpty else {

@@ -13,7 +13,7 @@ public struct SensorListing: Sendable, Codable {
     /// For sources without IIO devices: what they provide.
     public var provides: [SensorKind]?
     /// Whether a convertible's hinge angle can be measured (a display and a base
-    /// accelerometer), and from which devices or why not.
+    /// accelerometer), from which devices (and gyroscopes, when both halves have one) or why not.
     public var hinge: String
 
     public init(source: String, result: SensorDiscovery.Result) {
@@ -44,7 +44,11 @@ public struct SensorListing: Sendable, Codable {
         guard let base = selected[SensorKind.baseAccelerometer.rawValue] else {
             return "not measurable: no base accelerometer (one in a convertible's base says so by its label accel-base, its location base, or udev's ACCEL_LOCATION=base)"
         }
-        return "measurable: display accelerometer \(display), base accelerometer \(base)"
+        var line = "measurable: display accelerometer \(display), base accelerometer \(base)"
+        if let gyroscope = selected[SensorKind.gyroscope.rawValue], let baseGyroscope = selected[SensorKind.baseGyroscope.rawValue] {
+            line += "; carried through motion by the gyroscopes \(gyroscope) and \(baseGyroscope)"
+        }
+        return line
     }
 
     public func json() -> String {

@@ -13,8 +13,8 @@ import MotionSync
 /// period change continues the grid from the last sample. The script loops forever.
 public final class SimulatedSource: MotionSource {
     public let uri = "sim:"
-    /// What the simulated device has: every kind but a convertible's base accelerometer.
-    public static let kinds = SensorKind.allCases.filter { $0 != .baseAccelerometer }
+    /// What the simulated device has: every kind but a convertible's base sensors.
+    public static let kinds = SensorKind.allCases.filter { $0 != .baseAccelerometer && $0 != .baseGyroscope }
     /// Serializes start, update and stop (they run on the caller's thread).
     private let control = Lock(())
     /// Shared with the ticking threads.
@@ -52,7 +52,7 @@ public final class SimulatedSource: MotionSource {
             }
             // Every simulated sensor exists; requested ones are announced as read by `apply`.
             let idle = Self.kinds.filter { request.periods[$0] == nil }.map { SourceEvent.availability($0, Self.idle) }
-            target.sync { handler(idle + [.availability(.baseAccelerometer, Self.noBase)]) }
+            target.sync { handler(idle + [.availability(.baseAccelerometer, Self.noBase), .availability(.baseGyroscope, Self.noBase)]) }
             apply(request)
         }
     }
@@ -78,7 +78,7 @@ public final class SimulatedSource: MotionSource {
 
     /// A simulated sensor nobody reads: present, not running.
     private static let idle = SensorAvailability(isAvailable: true, reason: "simulated IMU, idle")
-    private static let noBase = SensorAvailability(isAvailable: false, reason: "the simulated IMU is a slate: no base accelerometer")
+    private static let noBase = SensorAvailability(isAvailable: false, reason: "the simulated IMU is a slate: no base")
 
     /// At most this many seconds of missed samples are caught up (a suspend stops nothing on
     /// the boot clock): older grid points are skipped.

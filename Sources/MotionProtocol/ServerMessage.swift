@@ -7,7 +7,8 @@ public indirect enum ServerMessage: Sendable, Equatable {
     /// The answer to a request, carrying its `id` (null when the request had none or could not
     /// be parsed far enough to find it).
     case reply(id: Int?, Result<Reply, ProtocolError>)
-    /// A raw reading: `accelerometer`, `gyro`, `magnetometer`, `light` or `baseAccelerometer`.
+    /// A raw reading: `accelerometer`, `gyro`, `magnetometer`, `light`, `baseAccelerometer` or
+    /// `baseGyro`.
     case sample(Sample)
     case deviceMotion(DeviceMotion)
     /// A compass reading for the subscription's edge; `topEdge` is the heading of the top edge
@@ -198,7 +199,7 @@ public indirect enum ServerMessage: Sendable, Equatable {
     public static func vectorField(_ kind: SensorKind) -> String {
         switch kind {
         case .accelerometer, .baseAccelerometer: return "acceleration"
-        case .gyroscope: return "rotationRate"
+        case .gyroscope, .baseGyroscope: return "rotationRate"
         case .magnetometer: return "magneticField"
         case .light: return "lux"
         case .proximity: return "level"

@@ -19,7 +19,7 @@ extension ServerMessage {
                                 frames: try fields.frames(), access: try fields.access()))
         case "reply":
             return .reply(id: try fields.integer("id"), try fields.reply())
-        case "accelerometer", "gyro", "magnetometer", "baseAccelerometer":
+        case "accelerometer", "gyro", "magnetometer", "baseAccelerometer", "baseGyro":
             let kind = StreamName(rawValue: type)!.sensorKind!
             return .sample(Sample(kind: kind, timestamp: try fields.required("timestamp", fields.number),
                                   vector: try fields.required(ServerMessage.vectorField(kind), fields.vector)))

@@ -3,7 +3,7 @@ import MotionCore
 /// The streams a client can subscribe to. Wire names are the case names.
 ///
 /// Sample streams (`accelerometer`, `gyro`, `magnetometer`, `deviceMotion`, `heading`, `light`,
-/// `baseAccelerometer`, `hinge`)
+/// `baseAccelerometer`, `baseGyro`, `hinge`)
 /// carry values at an update interval; a newer value supersedes an older one, so a client that
 /// falls behind loses the oldest (counted and reported). Event streams (`orientation`, `tilt`,
 /// `shake`, `gesture`, `proximity`, `posture`) and status streams (`availability`, `calibration`) carry
@@ -25,6 +25,8 @@ public enum StreamName: String, Sendable, Hashable, Codable, CaseIterable, Custo
     case proximity
     /// A convertible's base accelerometer, as it reads (the display's frame with the lid closed).
     case baseAccelerometer
+    /// A convertible's base gyroscope, as it reads (rad/s, the display's frame with the lid closed).
+    case baseGyro
     /// A convertible's hinge angle (``HingeAngle``), at an update interval.
     case hinge
     /// A convertible's posture (``Posture``), on change.
@@ -42,11 +44,12 @@ public enum StreamName: String, Sendable, Hashable, Codable, CaseIterable, Custo
         case .light: self = .light
         case .proximity: self = .proximity
         case .baseAccelerometer: self = .baseAccelerometer
+        case .baseGyroscope: self = .baseGyro
         }
     }
 
     /// The sensor whose samples this stream carries as they are, for the raw streams (the
-    /// three motion sensors, light and a convertible's base accelerometer).
+    /// three motion sensors, light and a convertible's base accelerometer and gyroscope).
     public var sensorKind: SensorKind? {
         switch self {
         case .accelerometer: return .accelerometer
@@ -54,6 +57,7 @@ public enum StreamName: String, Sendable, Hashable, Codable, CaseIterable, Custo
         case .magnetometer: return .magnetometer
         case .light: return .light
         case .baseAccelerometer: return .baseAccelerometer
+        case .baseGyro: return .baseGyroscope
         default: return nil
         }
     }
@@ -61,10 +65,11 @@ public enum StreamName: String, Sendable, Hashable, Codable, CaseIterable, Custo
     /// The sensors the stream needs: raw streams (and `proximity`) their sensor, device motion the accelerometer
     /// and gyroscope plus the magnetometer for every frame but `xArbitraryZVertical` (the
     /// default), headings all three, the detectors the accelerometer, a convertible's hinge and
-    /// posture both accelerometers; the status streams none.
+    /// posture both accelerometers (the daemon adds both gyroscopes to the hinge's when the
+    /// machine has the pair); the status streams none.
     public func sensors(frame: AttitudeReferenceFrame? = nil) -> Set<SensorKind> {
         switch self {
-        case .accelerometer, .gyro, .magnetometer, .light, .baseAccelerometer:
+        case .accelerometer, .gyro, .magnetometer, .light, .baseAccelerometer, .baseGyro:
             return [sensorKind!]
         case .proximity:
             return [.proximity]
@@ -86,7 +91,7 @@ public enum StreamName: String, Sendable, Hashable, Codable, CaseIterable, Custo
     /// reader) rather than as changes of state.
     public var isSampleStream: Bool {
         switch self {
-        case .accelerometer, .gyro, .magnetometer, .deviceMotion, .heading, .light, .baseAccelerometer, .hinge: return true
+        case .accelerometer, .gyro, .magnetometer, .deviceMotion, .heading, .light, .baseAccelerometer, .baseGyro, .hinge: return true
         case .orientation, .tilt, .shake, .gesture, .proximity, .posture, .availability, .calibration: return false
         }
     }

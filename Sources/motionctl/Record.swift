@@ -8,11 +8,12 @@ import MotionProtocol
 /// file that `motiond --source replay:FILE` plays back and `fuse`, `analyze` and `plot` read.
 struct Record: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Record a running motiond's accelerometer, gyroscope and magnetometer (and a convertible's base accelerometer) into a trace CSV.",
+        abstract: "Record a running motiond's accelerometer, gyroscope and magnetometer (and a convertible's base accelerometer and gyroscope) into a trace CSV.",
         discussion: """
-        Subscribes to accelerometer, gyro, magnetometer and baseAccelerometer at --interval and \
-        writes what arrives in --duration seconds (or until SIGINT/SIGTERM) as a trace: header \
-        t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z,base_acc_x,base_acc_y,base_acc_z \
+        Subscribes to accelerometer, gyro, magnetometer, baseAccelerometer and baseGyro at \
+        --interval and writes what arrives in --duration seconds (or until SIGINT/SIGTERM) as a \
+        trace: header t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z,base_acc_x,\
+        base_acc_y,base_acc_z,base_gyr_x,base_gyr_y,base_gyr_z \
         (only the sensors that delivered samples), SI units with +9.81 m/s² on the up axis at rest, t in seconds since the first \
         sample. One row per distinct sample time: sensors sampled together share a row, a sensor \
         without a sample at that time has nan in its columns (readers skip it for that row), so a \
@@ -36,7 +37,7 @@ struct Record: ParsableCommand {
     @OptionGroup var daemon: DaemonOptions
 
     /// The streams recorded, with their sensors.
-    private static let streams: [StreamName] = [.accelerometer, .gyro, .magnetometer, .baseAccelerometer]
+    private static let streams: [StreamName] = [.accelerometer, .gyro, .magnetometer, .baseAccelerometer, .baseGyro]
 
     func validate() throws {
         guard duration > 0, duration.isFinite else { throw ValidationError("--duration must be a positive number of seconds") }

@@ -19,7 +19,7 @@ import MotionCore
 /// make rows without the others (a fresh-clone `make check` once had a recording whose
 /// magnetometer began late). `t` is seconds since the first sample kept (microseconds); the
 /// columns are those of the sensors that delivered samples, in the order `gyr`, `acc`, `mag`,
-/// `base_acc`.
+/// `base_acc`, `base_gyr`.
 struct TraceWriter {
     private var samples: [Sample] = []
 
@@ -27,6 +27,7 @@ struct TraceWriter {
     /// part of the trace format).
     private static let columns: [(kind: SensorKind, prefix: String)] = [
         (.gyroscope, "gyr"), (.accelerometer, "acc"), (.magnetometer, "mag"), (.baseAccelerometer, "base_acc"),
+        (.baseGyroscope, "base_gyr"),
     ]
 
     /// Adds a sample; samples of one sensor must come in time order, sensors may interleave.

@@ -55,6 +55,32 @@ struct MotionEngineTests {
         #expect(slate.hingeAngle == nil)
     }
 
+    @Test("a convertible folded on its side: the base gyroscope with the display's carries the angle; the display's alone cannot")
+    func hingeOnItsSide() {
+        let side = SimulatedConvertible.onItsSide, table = SimulatedConvertible.onTable
+        // Flat on a table, stood on its side, then folded to 90° there.
+        let steps: [SimulatedConvertible.Step] = [.init(hinge: 180, baseAttitude: table, turn: 0, hold: 1),
+                                                  .init(hinge: 180, baseAttitude: side, turn: 1, hold: 1),
+                                                  .init(hinge: 90, baseAttitude: side, turn: 1, hold: 1)]
+        func run(baseGyroscope: Bool) -> HingeAngle? {
+            var engine = MotionEngine()
+            var machine = SimulatedConvertible(steps: steps)
+            for i in 0..<Int(machine.duration * 100) {
+                let t = Double(i) * 0.01
+                let readings = machine.readings(at: t)
+                if baseGyroscope { engine.update(Sample(kind: .baseGyroscope, timestamp: t, vector: readings.baseRate)) }
+                engine.update(Sample(kind: .gyroscope, timestamp: t, vector: readings.displayRate))
+                engine.update(Sample(kind: .baseAccelerometer, timestamp: t, vector: readings.base))
+                engine.update(Sample(kind: .accelerometer, timestamp: t + 0.001, vector: readings.display))
+            }
+            return engine.hingeAngle
+        }
+        let carried = run(baseGyroscope: true)
+        #expect(abs((carried?.degrees ?? 0) - 90) < 5 && carried?.accuracy == .low, "\(String(describing: carried))")
+        let held = run(baseGyroscope: false)
+        #expect(abs((held?.degrees ?? 0) - 180) < 5 && held?.accuracy == .held, "\(String(describing: held))")
+    }
+
     @Test("warm-up: nothing before an accelerometer and a gyroscope sample; magnetic frames wait for the magnetometer")
     func warmUp() {
         var engine = MotionEngine(configuration: Self.trusted())

@@ -14,13 +14,15 @@ struct SensorKindTests {
         #expect(SensorKind.light.iioChannelType == "illuminance")
         #expect(SensorKind.proximity.iioChannelType == "proximity")
         #expect(SensorKind.light.unit == "lx")
-        #expect(SensorKind.allCases.count == 6)
+        #expect(SensorKind.allCases.count == 7)
         #expect(SensorKind.motion == [.accelerometer, .gyroscope, .magnetometer])
-        // Three axes: the fusion's sensors and a convertible's base accelerometer.
-        #expect(SensorKind.allCases.filter(\.isMotion) == SensorKind.motion + [.baseAccelerometer])
-        #expect(SensorKind.allCases.map(\.axisCount) == [3, 3, 3, 1, 1, 3])
+        // Three axes: the fusion's sensors and a convertible's base accelerometer and gyroscope.
+        #expect(SensorKind.allCases.filter(\.isMotion) == SensorKind.motion + [.baseAccelerometer, .baseGyroscope])
+        #expect(SensorKind.allCases.map(\.axisCount) == [3, 3, 3, 1, 1, 3, 3])
         #expect(SensorKind.baseAccelerometer.iioChannelType == "accel")
         #expect(SensorKind.baseAccelerometer.unit == "G")
+        #expect(SensorKind.baseGyroscope.iioChannelType == "anglvel")
+        #expect(SensorKind.baseGyroscope.unit == "rad/s")
         #expect(SensorKind.gyroscope.description == "gyroscope")
     }
 

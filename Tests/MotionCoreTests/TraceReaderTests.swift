@@ -92,6 +92,16 @@ struct TraceReaderTests {
         #expect(throws: TraceError.incompleteAxes("base_acc")) { try TraceReader.parse("t,acc_x,acc_y,acc_z,base_acc_x\n0,0,0,9.8,1\n") }
     }
 
+    @Test("a convertible's base gyroscope: base_gyr columns as gyr's, rad/s; its samples before the display's")
+    func baseGyroscope() throws {
+        let trace = try TraceReader.parse("t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,base_acc_x,base_acc_y,base_acc_z,base_gyr_x,base_gyr_y,base_gyr_z\n"
+                                          + "0,0.1,0,0,0,0,9.80665,0,0,-9.80665,-0.5,0,0.25\n")
+        #expect(trace.kinds == [.accelerometer, .gyroscope, .baseAccelerometer, .baseGyroscope])
+        #expect(trace.records[0].baseGyroscope == Vector3(-0.5, 0, 0.25))
+        #expect(trace.records[0].samples(timestamp: 7).map(\.kind) == [.baseAccelerometer, .baseGyroscope, .gyroscope, .accelerometer])
+        #expect(throws: TraceError.incompleteAxes("base_gyr")) { try TraceReader.parse("t,acc_x,acc_y,acc_z,base_gyr_y\n0,0,0,9.8,1\n") }
+    }
+
     @Test("accelerometer-only trace")
     func accelerometerOnly() throws {
         let trace = try TraceReader.parse("t,acc_x,acc_y,acc_z\n0,-9.80665,0,0\n")

@@ -29,7 +29,7 @@ struct ConfigurationTests {
             uncommented += 1
             return line.dropFirst()
         }.joined(separator: "\n")
-        #expect(uncommented == 51)
+        #expect(uncommented == 60)
         #expect(try ConfigurationFile.parse(settings, file: Self.file) == DaemonConfiguration())
     }
 
@@ -90,6 +90,16 @@ struct ConfigurationTests {
         maximum-duration = 0.3
         double-tap-window = 0.4
 
+        [detectors.posture]
+        closed-below = 10
+        flat-from = 160
+        flat-to = 200
+        tablet-from = 320
+        hysteresis = 8
+        upright-share = 0.4
+        settle-time = 0.2
+        moving-settle-time = 0.6
+
         [socket]
         path = "/tmp/motiond-test.sock"
         group = "daemon"
@@ -148,6 +158,14 @@ struct ConfigurationTests {
         expected.detectors.tap.ringTime = 0.1
         expected.detectors.tap.maximumDuration = 0.3
         expected.detectors.tap.doubleTapWindow = 0.4
+        expected.detectors.posture.closedBelow = 10
+        expected.detectors.posture.flatFrom = 160
+        expected.detectors.posture.flatTo = 200
+        expected.detectors.posture.tabletFrom = 320
+        expected.detectors.posture.hysteresis = 8
+        expected.detectors.posture.uprightShare = 0.4
+        expected.detectors.posture.settleTime = 0.2
+        expected.detectors.posture.movingSettleTime = 0.6
         expected.socket.path = "/tmp/motiond-test.sock"
         // Groups every Debian system has (base-passwd).
         expected.socket.group = try #require(SystemGroup.named("daemon"))
@@ -229,7 +247,7 @@ struct ConfigurationTests {
         BadFile(what: "bad enum value in an inline table", text: "access = { others = \"some\" }\n",
                 line: 1, key: "access.others", message: "expected coarse or none, got \"some\""),
         BadFile(what: "bad sensor", text: "sensors = [\"accelerometer\", \"gyro\"]\n",
-                line: 1, key: "sensors", message: "expected accelerometer, gyroscope, magnetometer, light, proximity or baseAccelerometer, got \"gyro\""),
+                line: 1, key: "sensors", message: "expected accelerometer, gyroscope, magnetometer, light, proximity, baseAccelerometer or baseGyroscope, got \"gyro\""),
         BadFile(what: "no sensors", text: "sensors = []\n", line: 1, key: "sensors", message: "expected at least one sensor"),
         BadFile(what: "bad tablet-mode switch", text: "[convertible]\ntablet-mode-switch = \"yes\"\n", line: 2, key: "convertible.tablet-mode-switch",
                 message: "expected auto, on or off, got \"yes\""),

@@ -23,7 +23,7 @@ struct PublisherTests {
             return kinds.map { kind in
                 switch kind {
                 case .accelerometer, .baseAccelerometer: Sample(kind: kind, timestamp: t, vector: Vector3(0, 0, -1) + extra(t))
-                case .gyroscope: Sample(kind: kind, timestamp: t, vector: .zero)
+                case .gyroscope, .baseGyroscope: Sample(kind: kind, timestamp: t, vector: .zero)
                 case .magnetometer: Sample(kind: kind, timestamp: t, vector: Vector3(20, 0, -44))
                 case .light: Sample(kind: kind, timestamp: t, vector: Vector3(320, 0, 0))
                 case .proximity: Sample(kind: kind, timestamp: t, vector: Vector3(0.1, 0, 0))

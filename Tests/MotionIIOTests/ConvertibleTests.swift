@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import MotionClient
 import MotionCore
+import MotionIIO
 import MotionProtocol
 
 /// A convertible through the daemon: a fold replayed from a trace with a base accelerometer,
@@ -48,7 +49,11 @@ struct ConvertibleTests {
         defer { observations.forEach { $0.cancel() } }
         try await client.send(#"{"op":"subscribe","id":1,"stream":"hinge","interval":0.02}"#)
         try await client.send(#"{"op":"subscribe","id":2,"stream":"posture"}"#)
-        let messages = try await client.collect(for: 13)
+        // A client whose flat reaches 270° (and is kept 10° beyond): the stand is flat to it.
+        let wide = try await daemon.connect()
+        try await wide.send(#"{"op":"subscribe","id":1,"stream":"posture","detectors":{"posture":{"flatTo":270,"hysteresis":10}}}"#)
+        let collected = try await SocketClient.collect(from: [client, wide], for: 13)
+        let messages = collected[0]
 
         let hinge = messages.filter { $0["type"] as? String == "hinge" }
         let measured = hinge.compactMap { m -> (Double, String)? in
@@ -63,6 +68,8 @@ struct ConvertibleTests {
         }
         let seen = messages.filter { $0["type"] as? String == "posture" }.compactMap { $0["posture"] as? String }
         #expect(Array(seen.drop { $0 == "closed" }) == ["laptop", "flat", "stand", "tablet"], "\(seen)")
+        let wideSeen = collected[1].filter { $0["type"] as? String == "posture" }.compactMap { $0["posture"] as? String }
+        #expect(Array(wideSeen.drop { $0 == "closed" }) == ["laptop", "flat", "tablet"], "\(wideSeen)")
         #expect(await MotionClientTests.poll(timeout: 5) { postures.values.last == .tablet }, "\(postures.values)")
         #expect(angles.values.count > 100 && abs((angles.values.last?.degrees ?? 0) - 360) < 3, "\(angles.values.suffix(3))")
     }
@@ -147,6 +154,139 @@ struct ConvertibleTests {
             try await Task.sleep(for: .milliseconds(250))
         }
         #expect(resting == ["accelerometer": 0.35, "baseAccelerometer": 0.35], "\(resting)")
+    }
+
+    /// A cros-ec gyroscope block (as `cros-ec-gyro` exposes one) at `syspath`, `location`, its
+    /// chip mounted with `matrix` (sysfs `mount_matrix`); scale: 1000 a rad/s.
+    static func crosGyroscope(_ syspath: String, number: Int, location: String, matrix: String) -> String {
+        """
+        P: \(syspath)
+        N: iio:device\(number)
+        E: DEVNAME=/dev/iio:device\(number)
+        E: SUBSYSTEM=iio
+        E: MAJOR=237
+        E: MINOR=\(number)
+        A: dev=237:\(number)\\n
+        A: name=cros-ec-gyro\\n
+        A: location=\(location)\\n
+        A: mount_matrix=\(matrix)\\n
+        A: in_anglvel_x_raw=0\\n
+        A: in_anglvel_y_raw=0\\n
+        A: in_anglvel_z_raw=0\\n
+        A: in_anglvel_scale=0.001\\n
+
+        """
+    }
+
+    @Test("discovery of a base gyroscope: never the gyroscope beside a display accelerometer; the gyroscope of a machine whose sensors all sit in the base; the hinge line names the pair")
+    func baseGyroscopeDiscovery() async throws {
+        let blocks = try Emulation.fixtureText("convertible.umockdev").components(separatedBy: "\n\n")
+        let base = try #require(blocks.first { $0.contains("location=base") && $0.contains("cros-ec") })
+        let lid = try #require(blocks.first { $0.contains("location=lid") })
+        let hub = "/devices/platform/GOOG0004:00/cros-ec-dev.1.auto/cros-ec-sensorhub.2.auto"
+        let identity = "1, 0, 0; 0, 1, 0; 0, 0, 1"
+        let baseGyroscope = Self.crosGyroscope("\(hub)/cros-ec-gyro.5.auto/iio:device4", number: 4, location: "base", matrix: identity)
+        let lidGyroscope = Self.crosGyroscope("\(hub)/cros-ec-gyro.6.auto/iio:device5", number: 5, location: "lid", matrix: identity)
+        let directory = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func listing(_ text: String, _ name: String) async throws -> SensorListing {
+            let path = directory.appendingPathComponent(name).path
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            return try await Emulation.listing(fixturePath: path)
+        }
+        // The common Chromebook: an accelerometer in the lid, accelerometer and gyroscope in the base.
+        let pair = base + "\n\n" + lid + "\n\n"
+        let chromebook = try await listing(pair + baseGyroscope, "chromebook.umockdev")
+        #expect(chromebook.selected["accelerometer"] == "iio:device3" && chromebook.selected["baseAccelerometer"] == "iio:device2")
+        #expect(chromebook.selected["baseGyroscope"] == "iio:device4" && chromebook.selected["gyroscope"] == nil, "\(chromebook.selected)")
+        #expect(chromebook.hinge == "measurable: display accelerometer iio:device3, base accelerometer iio:device2")
+        // A gyroscope in each half: the hinge can be carried by them.
+        let both = try await listing(pair + baseGyroscope + "\n" + lidGyroscope, "both.umockdev")
+        #expect(both.selected["gyroscope"] == "iio:device5" && both.selected["baseGyroscope"] == "iio:device4")
+        #expect(both.hinge.hasSuffix("; carried through motion by the gyroscopes iio:device5 and iio:device4"), "\(both.hinge)")
+        // Everything in the base: those are the machine's accelerometer and gyroscope.
+        let baseOnly = try await listing(base + "\n\n" + baseGyroscope, "base-only.umockdev")
+        let expected: [String: String] = ["accelerometer": "iio:device2", "gyroscope": "iio:device4"]
+        #expect(baseOnly.selected == expected, "\(baseOnly.selected)")
+    }
+
+    @Test("a cros-ec convertible with a gyroscope in each half: the base's is its own kind (never the display's attitude); read for the hinge only, they carry the angle while it stands on its side",
+          .timeLimit(.minutes(1)))
+    func crosECGyroscopes() async throws {
+        let blocks = try Emulation.fixtureText("convertible.umockdev").components(separatedBy: "\n\n")
+        let base = try #require(blocks.first { $0.contains("location=base") && $0.contains("cros-ec") })
+        let lid = try #require(blocks.first { $0.contains("location=lid") })
+        let hub = "/sys/devices/platform/GOOG0004:00/cros-ec-dev.1.auto/cros-ec-sensorhub.2.auto"
+        let baseGyroscope = "\(hub)/cros-ec-gyro.5.auto/iio:device4", lidGyroscope = "\(hub)/cros-ec-gyro.6.auto/iio:device5"
+        let testbed = Testbed()
+        // The base's gyroscope chip sits turned half about z, which its sysfs mount matrix undoes.
+        try testbed.add(base + "\n\n" + lid + "\n\n"
+            + Self.crosGyroscope(String(baseGyroscope.dropFirst(4)), number: 4, location: "base", matrix: "-1, 0, 0; 0, -1, 0; 0, 0, 1")
+            + "\n" + Self.crosGyroscope(String(lidGyroscope.dropFirst(4)), number: 5, location: "lid", matrix: "1, 0, 0; 0, 1, 0; 0, 0, 1"))
+        var machine = SimulatedConvertible(steps: [.init(hinge: 180, baseAttitude: SimulatedConvertible.onTable, turn: 0, hold: 1)],
+                                           accelerometerNoise: 0, gyroscopeNoise: 0)
+        func pose() {
+            let readings = machine.readings(at: 0.5)
+            Self.set(testbed, Self.crosLid, readings.display)
+            Self.set(testbed, Self.crosBase, readings.base)
+        }
+        func turnBase(_ rate: Double) {
+            // The chip reads −x of the base frame.
+            testbed.setAttribute(baseGyroscope, "in_anglvel_x_raw", "\(Int((-rate * 1000).rounded()))\n")
+        }
+        // Flat on a table.
+        pose()
+        let daemon = try ServedDaemon(["--source", "local:", "--no-config"], environment: testbed.environment)
+        defer { _ = daemon.stop() }
+        let client = try await daemon.connect()
+        func sensors(_ id: Int) async throws -> [String: [String: Any]] {
+            try await client.send(#"{"op":"status","id":\#(id)}"#)
+            let reply = try await client.reply(id)
+            return ((reply?["status"] as? [String: Any])?["sensors"] as? [String: Any])?.compactMapValues { $0 as? [String: Any] } ?? [:]
+        }
+        let found = try await sensors(1)
+        #expect(found["gyroscope"]?["location"] as? String == "display" && found["baseGyroscope"]?["location"] as? String == "base",
+                "\(found)")
+
+        let manager = MotionManager(socketPath: daemon.socket)
+        let queue = MotionClientTests.queue("cros-ec gyroscopes")
+        let angles = MotionClientTests.Recorder<HingeAngle>()
+        let hinge = manager.observeHinge(interval: 0.02, on: queue) { angles.add($0, nil, expected: queue) }
+        defer { hinge.cancel() }
+        #expect(await MotionClientTests.poll(timeout: 5) { angles.values.last.map { abs($0.degrees - 180) < 2 } == true },
+                "\(String(describing: angles.values.last))")
+        // The hinge reads both gyroscopes (one alone would add nothing to it).
+        var running = try await sensors(2)
+        #expect(running["gyroscope"]?["period"] != nil && running["baseGyroscope"]?["period"] != nil, "\(running)")
+
+        // Stood on its side, still flat: the accelerometers cannot tell the angle, the gyroscopes
+        // carry it (accuracy low, not held); then the base turns about the hinge at 1 rad/s for
+        // a second (opening it further: dθ/dt = ω_base.x − ω_display.x): the angle follows, ~57°.
+        machine = SimulatedConvertible(steps: [.init(hinge: 180, baseAttitude: SimulatedConvertible.onItsSide, turn: 0, hold: 1)],
+                                       accelerometerNoise: 0, gyroscopeNoise: 0)
+        pose()
+        #expect(await MotionClientTests.poll(timeout: 5) { angles.values.last?.accuracy == .low }, "\(String(describing: angles.values.last))")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(angles.values.last.map { abs($0.degrees - 180) < 2 && $0.accuracy == .low } == true, "\(String(describing: angles.values.last))")
+        turnBase(1)
+        try await Task.sleep(for: .seconds(1))
+        turnBase(0)
+        try await Task.sleep(for: .milliseconds(300))
+        let carried = try #require(angles.values.last)
+        #expect(abs(carried.degrees - (180 + 57.3)) < 15 && carried.accuracy == .low, "\(carried)")
+
+        // Only the posture wanted: no gyroscope is read.
+        hinge.cancel()
+        let posture = manager.observePosture(on: queue) { _ in }
+        defer { posture.cancel() }
+        var gyroscopesIdle = false
+        for id in 3...40 where !gyroscopesIdle {
+            running = try await sensors(id)
+            gyroscopesIdle = running["accelerometer"]?["period"] != nil && running["gyroscope"]?["period"] == nil
+                && running["baseGyroscope"]?["period"] == nil
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(gyroscopesIdle, "\(running)")
     }
 
     @Test("the tablet-mode switch: tried at the first posture of a convertible; without /dev/uinput said once, the streams go on; never tried without a base accelerometer",

@@ -33,7 +33,7 @@ struct MotionCtlCommandsTests {
         let text = try await Self.motionctl(["status", "--socket", daemon.socket, "--wait", "10"])
         #expect(text.status == 0, "\(text.stderr)")
         for expected in ["source         sim:", "accelerometer  available", "gyroscope      available", "magnetometer   available",
-                         "light          available", "proximity      available", "baseAccelerometer unavailable: the simulated IMU is a slate", "access         full (every stream)", "clients        1", "calibration    uncalibrated", "heap in use"] {
+                         "light          available", "proximity      available", "baseAccelerometer unavailable: the simulated IMU is a slate", "baseGyroscope  unavailable: the simulated IMU is a slate", "access         full (every stream)", "clients        1", "calibration    uncalibrated", "heap in use"] {
             #expect(text.stdout.contains(expected), "no '\(expected)' in:\n\(text.stdout)")
         }
 
@@ -43,7 +43,7 @@ struct MotionCtlCommandsTests {
         #expect(lines.count == 1)
         let status = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let sensors = try #require(status["sensors"] as? [String: Any])
-        #expect(Set(sensors.keys) == ["accelerometer", "gyroscope", "magnetometer", "light", "proximity", "baseAccelerometer"])
+        #expect(Set(sensors.keys) == ["accelerometer", "gyroscope", "magnetometer", "light", "proximity", "baseAccelerometer", "baseGyroscope"])
         #expect(status["clients"] as? Int == 1 && status["source"] as? String == "sim:")
         #expect((status["engine"] as? [String: Any])?["calibrationAccuracy"] as? String == "uncalibrated")
     }

@@ -144,9 +144,9 @@ struct ReplaySourceTests {
         let log = try await Self.play(source, [.accelerometer, .gyroscope, .magnetometer])
         let events = log.events
 
-        // 3 available + light, proximity and base accelerometer absent + 50 × 3 samples + 3
-        // finished = 159 events.
-        #expect(events.count == 159)
+        // 3 available + light, proximity, base accelerometer and base gyroscope absent + 50 × 3
+        // samples + 3 finished = 160 events.
+        #expect(events.count == 160)
         let available = events.prefix(3).compactMap { e -> SensorKind? in
             if case .availability(let k, let a) = e, a.isAvailable { return k } else { return nil }
         }
@@ -165,7 +165,7 @@ struct ReplaySourceTests {
             case .gyroscope: Self.expectNear(sample.vector, Vector3(0.1, 0, 0))
             case .accelerometer: Self.expectNear(sample.vector, Vector3(0, 0, -1))  // −(0, 0, 9.80665) / 9.80665
             case .magnetometer: Self.expectNear(sample.vector, Vector3(20, 0, -44))
-            case .light, .proximity, .baseAccelerometer: Issue.record("a trace has no \(kind) columns")
+            case .light, .proximity, .baseAccelerometer, .baseGyroscope: Issue.record("a trace has no \(kind) columns")
             }
         }
 
@@ -196,6 +196,7 @@ struct ReplaySourceTests {
             "light false replay:\(path) has no light columns",
             "proximity false replay:\(path) has no proximity columns",
             "baseAccelerometer false replay:\(path) has no baseAccelerometer columns",
+            "baseGyroscope false replay:\(path) has no baseGyroscope columns",
             "accelerometer false replay of replay:\(path) finished",
             "gyroscope false replay of replay:\(path) finished",
             "magnetometer false replay of replay:\(path) finished",
@@ -328,9 +329,9 @@ struct ReplaySourceTests {
         let all = endings.all
         #expect(all.count == 1)
         let ending = try #require(all.first)
-        // 3 available + light, proximity and base accelerometer absent + 50 × 2 samples + 3
-        // finished.
-        #expect(ending.eventsBefore == 109 && log.events.count == 109)
+        // 3 available + light, proximity, base accelerometer and base gyroscope absent + 50 × 2
+        // samples + 3 finished.
+        #expect(ending.eventsBefore == 110 && log.events.count == 110)
         #expect(ending.summary.rows == 50)
         #expect(ending.summary.description == "the replay of replay:\(path) ended (end of the trace): 50 rows replayed")
     }

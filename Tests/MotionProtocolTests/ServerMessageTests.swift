@@ -33,7 +33,7 @@ struct ServerMessageTests {
         #expect(object["frames"] as? [String] == ["xArbitraryZVertical", "xMagneticNorthZVertical"])
         #expect(object["streams"] as? [String] == ["accelerometer", "gyro", "magnetometer", "deviceMotion", "heading",
                                                    "orientation", "tilt", "shake", "gesture", "light", "proximity", "baseAccelerometer",
-                                                   "hinge", "posture", "availability", "calibration"])
+                                                   "baseGyro", "hinge", "posture", "availability", "calibration"])
         #expect(isNumber(value(object, "intervals.minimum"), Wire.minimumInterval))
         #expect(isNumber(value(object, "intervals.maximum"), Wire.maximumInterval))
         #expect(object["maximumLineLength"] as? Int == Wire.maximumLineLength)
@@ -212,7 +212,7 @@ struct ServerMessageTests {
         #expect(try ServerMessage.parse(line: Array(ServerMessage.event(event).line.utf8)) == .event(event))
     }
 
-    @Test("hinge: angle in degrees and accuracy; a base accelerometer sample; parsed back the same")
+    @Test("hinge: angle in degrees and accuracy; base accelerometer and gyroscope samples; parsed back the same")
     func hingeAndBase() throws {
         let angle = ServerMessage.hinge(HingeAngle(degrees: 187.5, accuracy: .held, timestamp: 12.25))
         let object = try #require(jsonObject(angle.line))
@@ -223,6 +223,10 @@ struct ServerMessageTests {
         let base = ServerMessage.sample(Sample(kind: .baseAccelerometer, timestamp: 3, vector: Vector3(0, 0, 1)))
         #expect(jsonObject(base.line)?["type"] as? String == "baseAccelerometer")
         #expect(try ServerMessage.parse(line: Array(base.line.utf8)) == base)
+        let baseRate = ServerMessage.sample(Sample(kind: .baseGyroscope, timestamp: 3, vector: Vector3(0.5, 0, 0)))
+        let rateObject = try #require(jsonObject(baseRate.line))
+        #expect(rateObject["type"] as? String == "baseGyro" && rateObject["rotationRate"] != nil)
+        #expect(try ServerMessage.parse(line: Array(baseRate.line.utf8)) == baseRate)
         let wrong = #"{"type":"hinge","timestamp":1,"angle":10,"accuracy":"great"}"#
         #expect(throws: ProtocolError.self) { try ServerMessage.parse(line: Array(wrong.utf8)) }
     }
@@ -289,6 +293,7 @@ struct ServerMessageTests {
         (.event(.posture(.tablet, timestamp: 0)), .posture),
         (.hinge(HingeAngle(degrees: 90, accuracy: .high, timestamp: 0)), .hinge),
         (.sample(Sample(kind: .baseAccelerometer, timestamp: 0, vector: .zero)), .baseAccelerometer),
+        (.sample(Sample(kind: .baseGyroscope, timestamp: 0, vector: .zero)), .baseGyro),
         (.availability(.magnetometer, ServerMessageTests.absent), .availability),
         (.calibration(accuracy: .high, calibrationNeeded: false), .calibration),
         (.hello(Hello(daemon: "motiond", sensors: [:], frames: .xArbitraryZVertical, access: nil)), nil),
