@@ -26,8 +26,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 DEFAULT_MOTIOND = os.path.join(REPO, ".build", "release", "motiond")
 IIO_SENSOR_PROXY = "/usr/sbin/iio-sensor-proxy"
-SCENARIOS = ["desktop-rest", "desktop-moving", "desktop-dbus", "devicemotion-1", "devicemotion-10",
-             "devicemotion-100", "batching"]
+SCENARIOS = ["desktop-rest", "desktop-moving", "desktop-dbus", "convertible-rest", "devicemotion-1",
+             "devicemotion-10", "devicemotion-100", "batching"]
 ATTR_DIR = "sys/devices/platform/test-accel/iio:device0"
 
 DESCRIPTION = """\
@@ -65,6 +65,10 @@ Scenarios:
                     then iio-sensor-proxy; rest figures, then --steps steps each.
   desktop-moving    the same, the device wobbling a few degrees with a few LSB of noise,
                     raw values rewritten every 20-50 ms (motiond, then iio-sensor-proxy).
+  convertible-rest  as desktop-rest on a convertible open at 90 degrees (a second accelerometer,
+                    in its base), motiond's client following the posture as well, as the
+                    desktop's tablet-mode switch does: both accelerometers at rest. Beside it
+                    iio-sensor-proxy, which reads the display's accelerometer only. No steps.
   devicemotion-N    motiond --source sim: (simulated IMU), N = 1, 10, 100 clients subscribed to
                     deviceMotion at interval 0.01, all held by one separate Python process that
                     only counts newlines.
@@ -271,14 +275,37 @@ LANDSCAPE = (256, 0, 0)   # iio-sensor-proxy "left-up", motiond landscape (Left 
 FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Tests", "Fixtures", "test-accel.umockdev")
 
 
-class Testbed:
-    """A umockdev-run with the accelerometer, running `command` (exec'd from a shell that first
-    writes $UMOCKDEV_DIR into a file)."""
+# A convertible's second accelerometer, in its base (udev's ACCEL_LOCATION, as the hwdb gives
+# it), lying on the table: with the display upright (the fixture) the hinge is open at 90°.
+BASE_ACCELEROMETER = """
+P: /devices/platform/test-accel-base/iio:device1
+N: iio:device1
+E: DEVNAME=/dev/iio:device1
+E: SUBSYSTEM=iio
+E: MAJOR=237
+E: MINOR=1
+E: IIO_SENSOR_PROXY_TYPE=iio-poll-accel
+E: ACCEL_LOCATION=base
+A: dev=237:1\\n
+A: name=test-accel\\n
+A: in_accel_x_raw=0\\n
+A: in_accel_y_raw=0\\n
+A: in_accel_z_raw=256\\n
+A: in_accel_scale=0.038307\\n
+"""
 
-    def __init__(self, work, command, env, stdout=None, timeout=15):
+
+class Testbed:
+    """A umockdev-run with the accelerometer (and a base accelerometer if `convertible`),
+    running `command` (exec'd from a shell that first writes $UMOCKDEV_DIR into a file)."""
+
+    def __init__(self, work, command, env, convertible=False, stdout=None, timeout=15):
         self.work = work
         desc = os.path.join(work, "accel.umockdev")
         shutil.copyfile(FIXTURE, desc)
+        if convertible:
+            with open(desc, "a") as f:
+                f.write(BASE_ACCELEROMETER)
         dirfile = os.path.join(work, "umockdev-dir")
         self.log = open(os.path.join(work, "daemon.log"), "w")
         quoted = " ".join(shlex.quote(a) for a in command)
@@ -374,17 +401,21 @@ class LineReader:
 class MotiondDesktop:
     name = "motiond"
 
-    def __init__(self, args, work):
+    def __init__(self, args, work, convertible=False):
         self.sock = os.path.join(work, "motiond.sock")
         cmd = [args.motiond, "--source", "local:", "--socket", self.sock, "--no-config",
                "--log-level", "notice", "--log-target", "stderr"]
-        self.bed = Testbed(work, cmd, dict(os.environ))
+        self.bed = Testbed(work, cmd, dict(os.environ), convertible)
         wait_for_socket(self.sock, self.bed.proc, args.timeout, self.bed.log_text)
         self.client = CLEAN.popen([sys.executable, os.path.abspath(__file__), "_orientation-client",
-                                   self.sock], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
+                                   self.sock] + (["posture"] if convertible else []),
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
         self.reader = LineReader(self.client.stdout)
         if self.reader.wait_for(lambda s: s.startswith("orientation "), 0, args.timeout) is None:
             raise BenchError(f"the motiond orientation client got no orientation within {args.timeout} s; "
+                             f"client said: {self.reader.lines[-3:]}; motiond log: {self.bed.log_text()}")
+        if convertible and self.reader.wait_for(lambda s: s == "posture laptop", 0, args.timeout) is None:
+            raise BenchError(f"the motiond client got no laptop posture within {args.timeout} s; "
                              f"client said: {self.reader.lines[-3:]}; motiond log: {self.bed.log_text()}")
         self.alive = [(self.bed.proc, "motiond"), (self.client, "the orientation client")]
 
@@ -439,9 +470,9 @@ class SensorProxyClient:
     (Debian's 3.0 takes no options: it claims every sensor the daemon has, here the
     accelerometer alone)."""
 
-    def __init__(self, args, work, command):
+    def __init__(self, args, work, command, convertible=False):
         self.bus = PrivateBus(args, work)
-        self.bed = Testbed(work, command, self.bus.env)
+        self.bed = Testbed(work, command, self.bus.env, convertible)
         # stdbuf: line-buffered through the pipe.
         self.client = CLEAN.popen(["stdbuf", "-oL", "monitor-sensor"], env=self.bus.env,
                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -469,8 +500,8 @@ class SensorProxyClient:
 class ProxyDesktop(SensorProxyClient):
     name = "iio-sensor-proxy"
 
-    def __init__(self, args, work):
-        super().__init__(args, work, [IIO_SENSOR_PROXY])
+    def __init__(self, args, work, convertible=False):
+        super().__init__(args, work, [IIO_SENSOR_PROXY], convertible)
 
 
 class MotiondDBusDesktop(SensorProxyClient):
@@ -568,7 +599,7 @@ def desktop(args, kind, daemon_class, moving, rng):
     daemon = None
     mover = None
     try:
-        daemon = daemon_class(args, work)
+        daemon = daemon_class(args, work, convertible=True) if kind == "convertible-rest" else daemon_class(args, work)
         if moving:
             mover = Mover(daemon.bed, rng)
             mover.start()
@@ -684,10 +715,13 @@ def connect(path):
     return s, buf
 
 
-def orientation_client(path):
-    """Prints `orientation NAME MONOTONIC` for every orientation message, flushed at once."""
+def orientation_client(path, posture=False):
+    """Prints `orientation NAME MONOTONIC` for every orientation message (and `posture NAME`
+    for every posture, when asked), flushed at once."""
     s, buf = connect(path)
     s.sendall(b'{"op":"subscribe","id":1,"stream":"orientation"}\n')
+    if posture:
+        s.sendall(b'{"op":"subscribe","id":2,"stream":"posture"}\n')
     s.settimeout(None)
     while True:
         while b"\n" in buf:
@@ -697,6 +731,8 @@ def orientation_client(path):
             kind = msg.get("type")
             if kind == "orientation":
                 print(f"orientation {msg.get('orientation')} {t:.6f}", flush=True)
+            elif kind == "posture":
+                print(f"posture {msg.get('posture')}", flush=True)
             elif kind == "reply" and not msg.get("ok"):
                 print(f"error {msg}", flush=True)
                 return 1
@@ -803,7 +839,7 @@ def main():
     if not (os.path.isfile(args.motiond) and os.access(args.motiond, os.X_OK)):
         raise BenchError(f"no motiond at {args.motiond} (make build, or --motiond PATH)")
     args.motiond = os.path.abspath(args.motiond)
-    if any(s.startswith("desktop") for s in scenarios):
+    if any(s.startswith("desktop") or s == "convertible-rest" for s in scenarios):
         needs.append("umockdev-run")
         if "desktop-dbus" in scenarios:
             needs += ["dbus-daemon", "monitor-sensor", "stdbuf"]
@@ -829,11 +865,12 @@ def main():
     for run in range(1, args.runs + 1):
         for sc in scenarios:
             first = MotiondDBusDesktop if sc == "desktop-dbus" else MotiondDesktop
-            daemons = [first] + ([] if args.no_proxy else [ProxyDesktop]) if sc.startswith("desktop") else [None]
+            desktop_like = sc.startswith("desktop") or sc == "convertible-rest"
+            daemons = [first] + ([] if args.no_proxy else [ProxyDesktop]) if desktop_like else [None]
             for cls in daemons:
                 who = cls.name if cls else "motiond"
                 print(f"run {run}/{args.runs}: {sc}, {who} …", file=sys.stderr, flush=True)
-                if sc.startswith("desktop"):
+                if desktop_like:
                     row = desktop(args, sc, cls, sc == "desktop-moving", rng)
                 elif sc.startswith("devicemotion-"):
                     row = simulated(args, int(sc.split("-")[1]), None, rng)
@@ -893,7 +930,7 @@ def entry():
     if len(sys.argv) >= 2 and sys.argv[1] == "_orientation-client":
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         try:
-            return orientation_client(sys.argv[2])
+            return orientation_client(sys.argv[2], posture=sys.argv[3:] == ["posture"])
         except (OSError, BenchError, ValueError) as e:
             print(f"error {e}", flush=True)
             return 1

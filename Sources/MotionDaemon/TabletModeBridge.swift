@@ -9,7 +9,8 @@ import MotionSync
 /// within 300 ms), and as the posture enters or leaves one of `postures` it reports
 /// `SW_TABLET_MODE` through a uinput device (``TabletModeSwitch``), created at the first
 /// posture — a machine without a base accelerometer never opens `/dev/uinput`. A device that
-/// cannot be created is said once and not tried again until a reload or restart; the streams
+/// cannot be created is said once and not tried again until a reload or restart, and the
+/// posture subscription ends (the two accelerometers are no longer read for it); the streams
 /// go on regardless. Messages come on the pipeline's queue; start and stop on the daemon's.
 final class TabletModeBridge: Sendable {
     private struct State {
@@ -60,13 +61,14 @@ final class TabletModeBridge: Sendable {
         }
     }
 
-    /// Subscribes to the posture while a base accelerometer is there, and not otherwise (the
-    /// posture would read the display accelerometer for nothing).
+    /// Subscribes to the posture while a base accelerometer is there and the switch has not
+    /// failed, and not otherwise (the posture would read both accelerometers for nothing).
     private func follow(baseAccelerometer available: Bool) {
         let change = state.withLock { state -> Bool? in
-            guard available != state.subscribed else { return nil }
-            state.subscribed = available
-            return available
+            let wanted = available && !state.failed
+            guard wanted != state.subscribed else { return nil }
+            state.subscribed = wanted
+            return wanted
         }
         guard let subscribe = change else { return }
         let request: ClientRequest = subscribe
@@ -78,8 +80,8 @@ final class TabletModeBridge: Sendable {
     private func report(_ posture: Posture) {
         guard posture != .unknown else { return }
         let on = postures.contains(posture)
-        state.withLock { state in
-            guard !state.failed, state.on != on else { return }
+        let failed = state.withLock { state -> Bool in
+            guard !state.failed, state.on != on else { return false }
             do throws(TabletModeSwitchError) {
                 if let device = state.device {
                     try device.report(on)
@@ -93,7 +95,10 @@ final class TabletModeBridge: Sendable {
                 state.failed = true
                 state.device = nil
                 logger.warning("no tablet-mode switch for the desktop: \(error) (the posture stream goes on; docs/EVENTS.md, \"Tablet mode\")")
+                return true
             }
+            return false
         }
+        if failed { follow(baseAccelerometer: false) }
     }
 }
