@@ -20,7 +20,7 @@ SWIFTFLAGS  ?=
 RELEASEFLAGS ?= --static-swift-stdlib
 DEMO_SECONDS ?= 20
 
-.PHONY: all build demo check check-system check-tsan check-asan test deps test-deps install install-data install-sensor-proxy uninstall-sensor-proxy uninstall clean accuracy bench bench-hinge bench-daemon bench-client bench-power
+.PHONY: all build bench-tool demo check check-system check-tsan check-asan test deps test-deps install install-data install-sensor-proxy uninstall-sensor-proxy uninstall clean accuracy bench bench-hinge bench-daemon bench-client bench-power
 
 all: build
 
@@ -30,10 +30,16 @@ deps:
 test-deps:
 	@scripts/install-deps.sh test
 
+# motionctl is also motiond-rotate (one binary, one copy of the Swift runtime and Foundation):
+# started through a link of that name it rotates the screen.
 build: deps
 	$(SWIFT) build -c release --product motiond $(RELEASEFLAGS) $(SWIFTFLAGS)
 	$(SWIFT) build -c release --product motionctl $(RELEASEFLAGS) $(SWIFTFLAGS)
-	$(SWIFT) build -c release --product motiond-rotate $(RELEASEFLAGS) $(SWIFTFLAGS)
+	ln -sf motionctl .build/release/motiond-rotate
+
+# The developer tool of the benchmarks and the accuracy evaluation (Benchmarks/; never installed).
+bench-tool: deps
+	$(SWIFT) build -c release --product motiond-bench $(RELEASEFLAGS) $(SWIFTFLAGS)
 
 # The daemon on the simulated IMU (rest, the four screen orientations, a shake, face up, face
 # down) serving a private socket, and a client watching it: orientation changes, shakes,
@@ -48,6 +54,7 @@ demo: build
 
 check: test-deps
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
+	ln -sf motionctl .build/debug/motiond-rotate
 	# The umockdev preload lets hot-plug tests send uevents from the test process; it passes
 	# everything through until a test creates a testbed.
 	LD_PRELOAD=libumockdev-preload.so.0 $(SWIFT) test --skip-build --skip RotateTests $(SWIFTFLAGS)
@@ -87,32 +94,27 @@ check-asan: test-deps
 	@scripts/run-sanitized.sh address $(SANITIZER_REPORTS)/asan '$(ASAN_TESTS)' --no-parallel --skip '$(SANITIZER_SKIP)' $(SWIFTFLAGS)
 
 # Estimator accuracy on the shared BROAD recordings (../shared/datasets/broad), beside VQF.
-accuracy: deps
-	$(SWIFT) build -c release --product motionctl $(RELEASEFLAGS) $(SWIFTFLAGS)
-	.build/release/motionctl accuracy
+accuracy: bench-tool
+	.build/release/motiond-bench accuracy
 
 # Estimator cost per sample (release build).
-bench: deps
-	$(SWIFT) build -c release --product motionctl $(RELEASEFLAGS) $(SWIFTFLAGS)
-	.build/release/motionctl bench
+bench: bench-tool
+	.build/release/motiond-bench bench
 
 # The hinge angle and posture on the simulated convertible (issue 18; docs/PERFORMANCE.md).
-bench-hinge: deps
-	$(SWIFT) build -c release --product motionctl $(RELEASEFLAGS) $(SWIFTFLAGS)
-	.build/release/motionctl hinge-bench
+bench-hinge: bench-tool
+	.build/release/motiond-bench hinge-bench
 
 # The daemon under load (docs/PERFORMANCE.md): a private motiond on the simulated IMU with 1,
 # 10, 100 and 1000 clients at 100 Hz; latency, drops, CPU and memory per round.
-bench-daemon: deps
+bench-daemon: bench-tool
 	$(SWIFT) build -c release --product motiond $(RELEASEFLAGS) $(SWIFTFLAGS)
-	$(SWIFT) build -c release --product motionctl $(RELEASEFLAGS) $(SWIFTFLAGS)
-	.build/release/motionctl daemon-bench
+	.build/release/motiond-bench daemon-bench
 
 # What the MotionClient library adds: sample-to-handler latency, a second consumer, pulls.
-bench-client: deps
+bench-client: bench-tool
 	$(SWIFT) build -c release --product motiond $(RELEASEFLAGS) $(SWIFTFLAGS)
-	$(SWIFT) build -c release --product motionctl $(RELEASEFLAGS) $(SWIFTFLAGS)
-	.build/release/motionctl client-bench
+	.build/release/motiond-bench client-bench
 
 # At rest and under load (issue 14): motiond's CPU, wake-ups/s and memory on an emulated desktop
 # accelerometer beside iio-sensor-proxy, with 1/10/100 device-motion clients, and batched
@@ -122,10 +124,12 @@ bench-power: build
 	@scripts/install-deps.sh bench
 	python3 Benchmarks/power/bench_power.py --motiond .build/release/motiond $(BENCH_POWER_FLAGS)
 
+# Stripped (INSTALL_STRIP= keeps the symbols, for a package's own dh_strip or a debugger).
+INSTALL_STRIP ?= -s
 install: build
-	install -Dm755 .build/release/motiond $(DESTDIR)$(BINDIR)/motiond
-	install -Dm755 .build/release/motionctl $(DESTDIR)$(BINDIR)/motionctl
-	install -Dm755 .build/release/motiond-rotate $(DESTDIR)$(BINDIR)/motiond-rotate
+	install -Dm755 $(INSTALL_STRIP) .build/release/motiond $(DESTDIR)$(BINDIR)/motiond
+	install -Dm755 $(INSTALL_STRIP) .build/release/motionctl $(DESTDIR)$(BINDIR)/motionctl
+	ln -sf motionctl $(DESTDIR)$(BINDIR)/motiond-rotate
 	$(MAKE) install-data
 
 # Everything but the binaries: units, sysusers entry, udev rule, configuration, examples.

@@ -6,8 +6,11 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "motiond", targets: ["motiond"]),
+        // One binary for both client tools (one copy of the Swift runtime and Foundation):
+        // started as `motiond-rotate` (a link to it) it is the rotation helper.
         .executable(name: "motionctl", targets: ["motionctl"]),
-        .executable(name: "motiond-rotate", targets: ["motiond-rotate"]),
+        // Developer tool, never installed: the benchmarks and the accuracy evaluation.
+        .executable(name: "motiond-bench", targets: ["motiond-bench"]),
         .library(name: "MotionClient", targets: ["MotionClient"]),
         .library(name: "MotionCore", targets: ["MotionCore"]),
         // For the fuzz targets (Fuzz/): the configuration file parser.
@@ -82,11 +85,21 @@ let package = Package(
         // What applications link: a CMMotionManager-style client of motiond.
         .target(name: "MotionClient", dependencies: ["MotionCore", "MotionProtocol"]),
 
-        // Rotates the display and touch input to follow the device orientation.
-        .executableTarget(
-            name: "motiond-rotate",
+        // motiond-rotate: rotates the display and touch input to follow the device orientation.
+        .target(
+            name: "MotionRotate",
             dependencies: [
                 "MotionCore", "MotionProtocol", "MotionClient", "MotionSync",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // What motionctl and the benchmarks share: traces read, a blocking daemon connection,
+        // console output.
+        .target(
+            name: "MotionToolSupport",
+            dependencies: [
+                "MotionCore", "MotionProtocol", "MotionClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -94,9 +107,18 @@ let package = Package(
         .executableTarget(
             name: "motionctl",
             dependencies: [
-                "MotionCore", "MotionProtocol", "MotionCommandLine", "MotionClient", "MotionSync",
+                "MotionCore", "MotionProtocol", "MotionCommandLine", "MotionClient", "MotionSync", "MotionRotate", "MotionToolSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+
+        .executableTarget(
+            name: "motiond-bench",
+            dependencies: [
+                "MotionCore", "MotionProtocol", "MotionCommandLine", "MotionClient", "MotionSync", "MotionToolSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/motiond-bench"
         ),
 
         // The sd-bus vtables of the D-Bus face (C macros Swift cannot write).

@@ -29,6 +29,12 @@ final class Pipeline: @unchecked Sendable {
     /// Starts, updates and stops the source in order, off the pipeline queue (opening a
     /// buffered device can take hundreds of milliseconds).
     private let control = DispatchQueue(label: "motiond.source-control")
+    /// Gives the code pages back at rest. A serial queue of its own at the default QoS: a
+    /// global queue's worker would start libdispatch's workqueue monitor, which then wakes the
+    /// daemon once a second for good (measured: 3.9 instead of 2.9 wake-ups/s at rest), and a
+    /// utility worker is reniced, which libdispatch's renicing back is refused (EACCES) and
+    /// logged to the journal each time.
+    private let housekeeping = DispatchQueue(label: "motiond.code-pages")
     private let source: MotionSource
     private let allowed: Set<SensorKind>
     private let store: EngineStateStore?
@@ -299,7 +305,7 @@ final class Pipeline: @unchecked Sendable {
     }
 
     private func hello(_ grant: AccessGrant) -> Hello {
-        Hello(daemon: "motiond", sensors: states, frames: engine.availableFrames, access: grant)
+        Hello(daemon: MotionVersion.daemon, sensors: states, frames: engine.availableFrames, access: grant)
     }
 
     private func answer(_ request: ClientRequest, from client: ClientID, grant: AccessGrant, clients: Int, into out: inout [Addressed]) {
@@ -468,10 +474,8 @@ final class Pipeline: @unchecked Sendable {
             // What motion, the clients' requests and the switch itself faulted in is not
             // needed to read a still device: the rest loop faults back only its own pages.
             releaseCodeAt = nil
-            // Reading /proc/self/smaps takes milliseconds: not on the sample path. At the
-            // default QoS: a utility worker is reniced, and libdispatch's renicing it back for
-            // other work is refused (EACCES) and logged to the journal each time.
-            DispatchQueue.global().async { CodePages.release() }
+            // Reading /proc/self/smaps takes milliseconds: not on the sample path.
+            housekeeping.async { CodePages.release() }
         }
         guard rest != atRest else { return }
         atRest = rest

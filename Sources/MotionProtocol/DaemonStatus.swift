@@ -2,6 +2,9 @@ import MotionCore
 
 /// The answer to `status`: the source, every sensor, the fusion's flags, and who is connected.
 public struct DaemonStatus: Sendable, Hashable {
+    /// The daemon and its version (`motiond 0.19.0`, ``MotionVersion/daemon``; nil from a
+    /// daemon that does not say).
+    public var daemon: String?
     /// The source URI (`local:`, `ip:HOST`, `sim:`, `replay:FILE`).
     public var source: String
     /// Seconds since the daemon started.
@@ -16,8 +19,9 @@ public struct DaemonStatus: Sendable, Hashable {
     /// Bytes of the daemon's heap in use (allocated, not freed), when known.
     public var heapInUse: Int?
 
-    public init(source: String, uptime: Double, sensors: [SensorKind: SensorState], frames: AttitudeReferenceFrame,
-                engine: EngineFlags, clients: Int, subscriptions: [StreamName: Int], heapInUse: Int? = nil) {
+    public init(daemon: String? = MotionVersion.daemon, source: String, uptime: Double, sensors: [SensorKind: SensorState],
+                frames: AttitudeReferenceFrame, engine: EngineFlags, clients: Int, subscriptions: [StreamName: Int], heapInUse: Int? = nil) {
+        self.daemon = daemon
         self.source = source
         self.uptime = uptime
         self.sensors = sensors
@@ -30,6 +34,7 @@ public struct DaemonStatus: Sendable, Hashable {
 
     var json: String {
         var writer = JSONWriter()
+        if let daemon { writer.field("daemon", daemon) }
         writer.field("source", source)
         writer.field("uptime", uptime)
         writer.raw("sensors", SensorState.json(sensors))

@@ -161,7 +161,7 @@ extension DaemonStatus {
         if let counts = try fields.nested("subscriptions") {
             for stream in StreamName.allCases { subscriptions[stream] = try counts.integer(stream.rawValue) }
         }
-        self.init(source: try fields.required("source", fields.string), uptime: try fields.required("uptime", fields.number),
+        self.init(daemon: try fields.string("daemon"), source: try fields.required("source", fields.string), uptime: try fields.required("uptime", fields.number),
                   sensors: try fields.sensors(), frames: try fields.frames(),
                   engine: try EngineFlags(try fields.required("engine", fields.nested)),
                   clients: try fields.required("clients", fields.integer), subscriptions: subscriptions,

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MotionCommandLine
 import MotionCore
+import MotionToolSupport
 import MotionProtocol
 
 struct Analyze: ParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import MotionCore
+import MotionToolSupport
 import MotionProtocol
 
 /// `motionctl calibrate`: guides the figure-eight motion that calibrates the magnetometer and

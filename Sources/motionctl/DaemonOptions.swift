@@ -1,6 +1,7 @@
 import ArgumentParser
 import MotionClient
 import MotionProtocol
+import MotionToolSupport
 
 /// The options of every command that talks to a running motiond: its socket, and how long to
 /// keep trying while it may still be starting. ``run(_:)`` connects and turns a failure to

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MotionCore
+import MotionToolSupport
 import MotionCommandLine
 
 struct Fuse: ParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import MotionCore
+import MotionToolSupport
 import MotionProtocol
 
 /// `motionctl get STREAM`: the latest value of one stream (a `get` pull), starting the sensors
@@ -17,7 +18,7 @@ struct Get: ParsableCommand {
         its timestamp (seconds since boot) tells. \(DaemonOptions.exitStatuses)
         """)
 
-    @Argument(help: "The stream.")
+    @Argument(help: "The stream.", completion: .list(StreamName.allCases.filter(\.isPullable).map(\.rawValue)))
     var stream: String
 
     @Option(help: "Reference frame of device motion (default: xArbitraryZVertical).")

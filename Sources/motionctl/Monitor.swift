@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MotionCore
+import MotionToolSupport
 import MotionProtocol
 
 /// `motionctl monitor STREAM…`: subscribes to streams of a running motiond and prints what
@@ -10,7 +11,7 @@ struct Monitor: ParsableCommand {
         abstract: "Show live streams of a running motiond (default: orientation, shake, device motion).",
         discussion: "Streams: \(StreamName.allCases.map(\.rawValue).joined(separator: ", ")). \(DaemonOptions.exitStatuses)")
 
-    @Argument(help: "Streams to show.")
+    @Argument(help: "Streams to show.", completion: .list(StreamName.allCases.map(\.rawValue)))
     var streams: [String] = ["orientation", "shake", "deviceMotion"]
 
     @Option(help: "Seconds between values of sample streams (device motion, raw sensors, heading).")

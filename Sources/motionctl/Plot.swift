@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MotionCommandLine
 import MotionCore
+import MotionToolSupport
 
 /// `motionctl plot FILE --output OUT.svg|OUT.png`: a trace (or a `motionctl record` recording)
 /// drawn over time as stacked panels: the raw sensors, with `--fuse` the attitude and heading

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Glibc
 import MotionCore
+import MotionToolSupport
 import MotionProtocol
 
 /// `motionctl record FILE --duration S`: records a running motiond's raw sensors into a trace

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MotionCore
+import MotionToolSupport
 import MotionProtocol
 
 /// `motionctl status`: what a running motiond is doing (the `status` request), for people, or
@@ -49,7 +50,7 @@ struct Status: ParsableCommand {
     static func text(_ status: DaemonStatus, access: AccessGrant?, socket: String) -> String {
         var lines: [String] = []
         func add(_ name: String, _ value: String) { lines.append(name.padding(toLength: 15, withPad: " ", startingAt: 0) + value) }
-        add("daemon", socket)
+        add("daemon", socket + (status.daemon.map { " (\($0))" } ?? ""))
         add("source", status.source)
         add("uptime", duration(status.uptime))
         add("access", access.map { "\($0) for this connection" } ?? "not stated by this daemon")

@@ -1,5 +1,8 @@
 import ArgumentParser
 import Foundation
+import MotionProtocol
+import MotionRotate
+import MotionToolSupport
 
 /// motionctl: the command-line companion of motiond. Offline commands work on trace files
 /// without a daemon.
@@ -7,8 +10,8 @@ struct MotionCtl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "motionctl",
         abstract: "Inspect and use motion data from motiond, or process recorded traces offline.",
-        subcommands: [Fuse.self, Analyze.self, Accuracy.self, Bench.self, OrientationBench.self, HingeBench.self, DaemonBench.self, ClientBench.self, Monitor.self,
-                      Status.self, Get.self, Record.self, Calibrate.self, Plot.self])
+        version: MotionVersion.current,
+        subcommands: [Monitor.self, Get.self, Status.self, Record.self, Calibrate.self, Fuse.self, Analyze.self, Plot.self])
 
     /// Without a subcommand: the usage on standard error, and EX_USAGE.
     func run() throws {
@@ -17,4 +20,9 @@ struct MotionCtl: ParsableCommand {
     }
 }
 
-MotionCtl.main()
+// One binary, two commands: started through its `motiond-rotate` link, the rotation helper.
+if Console.program == "motiond-rotate" {
+    await RotateCommand.start()
+} else {
+    MotionCtl.main()
+}

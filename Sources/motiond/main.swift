@@ -22,7 +22,8 @@ struct Motiond: ParsableCommand {
 
         Settings come from the configuration file (\(ConfigurationFile.defaultPath) unless \
         --config names another); options given here win over the file's. SIGHUP reloads the file.
-        """)
+        """,
+        version: MotionVersion.current)
 
     @Option(help: "Read settings from this TOML file (default \(ConfigurationFile.defaultPath), if it exists).")
     var config: String?

@@ -3,7 +3,7 @@ import Testing
 import MotionCore
 
 /// The hinge angle and posture of a simulated convertible, folded on a table, on its side,
-/// carried, and swung about the posture thresholds (the scenarios `motionctl hinge-bench`
+/// carried, and swung about the posture thresholds (the scenarios `motiond-bench hinge-bench`
 /// measures).
 @Suite("HingeEstimator and PostureDetector")
 struct HingeEstimatorTests {

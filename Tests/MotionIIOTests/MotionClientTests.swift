@@ -240,10 +240,10 @@ struct MotionClientTests {
         #expect(!manager.isGyroAvailable && manager.access == nil)
     }
 
-    @Test("motionctl client-bench runs (its figures are for docs/PERFORMANCE.md, not asserted here)")
+    @Test("motiond-bench client-bench runs (its figures are for docs/PERFORMANCE.md, not asserted here)")
     func clientBenchRuns() async throws {
-        let motionctl = URL(fileURLWithPath: Emulation.motiond).deletingLastPathComponent().appendingPathComponent("motionctl").path
-        let output = try await Emulation.run([motionctl, "client-bench", "--motiond", Emulation.motiond, "--duration", "1"])
+        let bench = URL(fileURLWithPath: Emulation.motiond).deletingLastPathComponent().appendingPathComponent("motiond-bench").path
+        let output = try await Emulation.run([bench, "client-bench", "--motiond", Emulation.motiond, "--duration", "1"])
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stdout.contains("device motion pushed at 100 Hz:") && output.stdout.contains("latency p50"), "\(output.stdout)")
         #expect(output.stdout.contains("a second consumer at 10 Hz") && output.stdout.contains("accelerometer pulled every 10 ms"))

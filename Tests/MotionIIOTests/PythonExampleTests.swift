@@ -1,4 +1,5 @@
 import Foundation
+import MotionProtocol
 import Testing
 
 /// examples/python/motion_client.py, a client in another language using only the documented
@@ -24,7 +25,7 @@ struct PythonExampleTests {
         let text = try await Emulation.run([python, Self.script, daemon.socket, "--count", "5"])
         #expect(text.status == 0, "\(text.stderr)")
         let lines = text.stdout.split(separator: "\n")
-        #expect(lines.first?.hasPrefix("# connected to motiond at \(daemon.socket): sensors accelerometer, gyroscope, magnetometer; access full (every stream)") == true,
+        #expect(lines.first?.hasPrefix("# connected to motiond \(MotionVersion.current) at \(daemon.socket): sensors accelerometer, gyroscope, magnetometer; access full (every stream)") == true,
                 "\(text.stdout)")
         let attitudes = lines.filter { $0.contains("attitude roll=") }
         #expect(attitudes.count == 5 && attitudes.allSatisfy { $0.contains("pitch=") && $0.contains("yaw=") && $0.contains("°") }, "\(text.stdout)")

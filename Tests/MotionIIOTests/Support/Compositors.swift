@@ -15,9 +15,15 @@ enum Compositors {
     static let haveSway = installed("sway") && installed("swaymsg") && (getuid() != 0 || installed("setpriv"))
     static let haveXvfb = installed("Xvfb") && installed("xrandr")
 
-    /// `motiond-rotate`, built beside `motiond`.
+    /// `motiond-rotate`: the `motionctl` built beside `motiond`, started through a link of that
+    /// name (`make check` makes it, as `make install` does; made here when missing).
     static var motiondRotate: String {
-        URL(fileURLWithPath: Emulation.motiond).deletingLastPathComponent().appendingPathComponent("motiond-rotate").path
+        let link = URL(fileURLWithPath: Emulation.motiond).deletingLastPathComponent().appendingPathComponent("motiond-rotate").path
+        if (try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == nil {
+            try? FileManager.default.removeItem(atPath: link)
+            try? FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "motionctl")
+        }
+        return link
     }
 
     /// This process's environment without any graphical session in it (so `--backend auto`

@@ -4,7 +4,7 @@ import MotionClient
 import MotionCore
 import MotionSync
 
-/// `motionctl client-bench`: what the MotionClient library adds on top of the socket. A private
+/// `motiond-bench client-bench`: what the MotionClient library adds on top of the socket. A private
 /// motiond on the simulated IMU; one `MotionManager` with device motion at 100 Hz pushed to a
 /// handler on an `OperationQueue`, a second consumer (an AsyncSequence) at 10 Hz on the same
 /// subscription, and the accelerometer pulled every 10 ms. Latency is the time from a value's

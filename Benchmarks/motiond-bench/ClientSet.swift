@@ -1,4 +1,5 @@
 import Glibc
+import MotionToolSupport
 
 /// `count` subscribed connections, read from this thread only through one epoll set. Lines are
 /// split in the read buffer; of each line only the type and the one number needed are looked

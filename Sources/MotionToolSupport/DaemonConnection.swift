@@ -6,22 +6,22 @@ import MotionProtocol
 
 /// A blocking connection to a running motiond for motionctl's daemon commands: sends requests,
 /// reads the daemon's messages one line at a time.
-final class DaemonConnection {
+public final class DaemonConnection {
     private let fd: Int32
     /// The socket's path, for messages.
-    let path: String
+    public let path: String
     private var framer = LineFramer()
     private var buffer = [UInt8](repeating: 0, count: 65_536)
     /// The daemon's greeting: its sensors, the frames it can serve, and this connection's access.
-    let hello: Hello
+    public let hello: Hello
     /// Seconds to wait for each reply (``request(_:)``).
-    let replyTimeout: Double
+    public let replyTimeout: Double
     /// The JSON text of the message ``next(before:)`` returned last, as the daemon sent it
     /// (fields this motionctl does not know included).
-    private(set) var lastLine: [UInt8] = []
+    public private(set) var lastLine: [UInt8] = []
 
     /// Why talking to the daemon failed; the exit code tells scripts which.
-    enum Failure: Error, CustomStringConvertible {
+    public enum Failure: Error, CustomStringConvertible {
         case unreachable(path: String, reason: String)
         case closed
         case protocolError(ProtocolError)
@@ -33,7 +33,7 @@ final class DaemonConnection {
         /// within `seconds`: a stopped, hung or foreign server.
         case timedOut(path: String, waitingFor: String, seconds: Double)
 
-        var description: String {
+        public var description: String {
             switch self {
             case .unreachable(let path, let reason): return "cannot reach motiond at \(path): \(reason) (is it running? --socket PATH)"
             case .closed: return "motiond closed the connection"
@@ -47,7 +47,7 @@ final class DaemonConnection {
 
         /// EX_UNAVAILABLE when the daemon is not there, EX_PROTOCOL when it speaks another
         /// language, EX_NOPERM when its access policy says no, 1 when it rejects a request.
-        var exitCode: Int32 {
+        public var exitCode: Int32 {
             switch self {
             case .unreachable, .closed, .timedOut: return 69
             case .protocolError: return 76
@@ -58,11 +58,11 @@ final class DaemonConnection {
     }
 
     /// How long motionctl waits for the hello and for each reply unless told otherwise.
-    static let defaultReplyTimeout = 5.0
+    public static let defaultReplyTimeout = 5.0
 
     /// Connects and reads the hello, retrying for up to `wait` seconds while nobody listens;
     /// once connected, the hello must come within `replyTimeout` seconds, and so must each reply.
-    convenience init(path: String, wait: Double, replyTimeout: Double = defaultReplyTimeout) throws(Failure) {
+    public convenience init(path: String, wait: Double, replyTimeout: Double = defaultReplyTimeout) throws(Failure) {
         let deadline = Date().addingTimeInterval(wait)
         while true {
             do {
@@ -76,7 +76,7 @@ final class DaemonConnection {
     }
 
     /// Connects and reads the hello, which must come within `replyTimeout` seconds.
-    init(path: String, replyTimeout: Double = defaultReplyTimeout) throws(Failure) {
+    public init(path: String, replyTimeout: Double = defaultReplyTimeout) throws(Failure) {
         fd = try Self.connectSocket(path: path, timeout: replyTimeout)
         self.path = path
         self.replyTimeout = replyTimeout
@@ -106,7 +106,7 @@ final class DaemonConnection {
     /// yet; the caller owns the descriptor. Also the daemon benchmark's way in for each client.
     /// A listener whose queue of pending connections stays full for `timeout` seconds is
     /// ``Failure/unreachable(path:reason:)`` too.
-    static func connectSocket(path: String, timeout: Double? = nil) throws(Failure) -> Int32 {
+    public static func connectSocket(path: String, timeout: Double? = nil) throws(Failure) -> Int32 {
         do {
             return try DaemonSocket.connect(path: path, timeout: timeout)
         } catch {
@@ -116,7 +116,7 @@ final class DaemonConnection {
 
     deinit { close(fd) }
 
-    func send(_ request: ClientRequest) throws(Failure) {
+    public func send(_ request: ClientRequest) throws(Failure) {
         let bytes = Array((request.json + "\n").utf8)
         var offset = 0
         while offset < bytes.count {
@@ -127,14 +127,14 @@ final class DaemonConnection {
     }
 
     /// The next message the daemon sends (unknown message types skipped); blocks.
-    func next() throws(Failure) -> ServerMessage {
+    public func next() throws(Failure) -> ServerMessage {
         // Without a deadline it returns only with a message.
         try next(before: nil)!
     }
 
     /// The next message the daemon sends (unknown message types skipped), or nil when none has
     /// arrived by `deadline`.
-    func next(before deadline: ContinuousClock.Instant?) throws(Failure) -> ServerMessage? {
+    public func next(before deadline: ContinuousClock.Instant?) throws(Failure) -> ServerMessage? {
         guard let (message, line) = try Self.read(from: fd, framer: &framer, buffer: &buffer, before: deadline) else { return nil }
         lastLine = line
         return message
@@ -179,7 +179,7 @@ final class DaemonConnection {
     /// Sends a request and returns its reply (pushed messages before it, and replies to other
     /// ids, are skipped); ``Failure/timedOut(path:waitingFor:seconds:)`` when none comes within
     /// ``replyTimeout``.
-    func request(_ request: ClientRequest) throws(Failure) -> Result<ServerMessage.Reply, ProtocolError> {
+    public func request(_ request: ClientRequest) throws(Failure) -> Result<ServerMessage.Reply, ProtocolError> {
         try send(request)
         let deadline = ContinuousClock.now + .seconds(replyTimeout)
         while let message = try next(before: deadline) {
@@ -201,14 +201,14 @@ final class DaemonConnection {
 
     /// Sends a request and returns what its successful reply carries; an error reply throws
     /// ``Failure/denied(_:)`` for `accessDenied` and ``Failure/rejected(_:)`` for the rest.
-    func call(_ request: ClientRequest) throws(Failure) -> ServerMessage.Reply {
+    public func call(_ request: ClientRequest) throws(Failure) -> ServerMessage.Reply {
         try Self.reply(self.request(request))
     }
 
     /// Subscribes; returns the interval granted and whether the stream's sensors are present
     /// now. An error reply throws as for ``call(_:)``.
     @discardableResult
-    func subscribe(_ subscription: ClientRequest.Subscription) throws(Failure) -> (interval: Double, available: Bool) {
+    public func subscribe(_ subscription: ClientRequest.Subscription) throws(Failure) -> (interval: Double, available: Bool) {
         guard case .subscribed(let interval, let available, _) = try call(.subscribe(subscription)) else {
             throw .protocolError(ProtocolError(.invalidValue, "the reply to subscribe \(subscription.stream) carries no interval"))
         }
@@ -216,7 +216,7 @@ final class DaemonConnection {
     }
 
     /// What a successful reply carries; an error reply as ``call(_:)`` throws it.
-    static func reply(_ result: Result<ServerMessage.Reply, ProtocolError>) throws(Failure) -> ServerMessage.Reply {
+    public static func reply(_ result: Result<ServerMessage.Reply, ProtocolError>) throws(Failure) -> ServerMessage.Reply {
         switch result {
         case .success(let reply):
             return reply

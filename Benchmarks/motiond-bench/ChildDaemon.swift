@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import MotionCore
+import MotionToolSupport
 
 /// `motiond --source sim:` as a child process, on a socket in its own temporary directory (never
 /// the system's /run/motiond).

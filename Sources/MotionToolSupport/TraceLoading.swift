@@ -5,7 +5,7 @@ import MotionCore
 
 /// Reads a trace or fails (exit 1, not a usage error: the command line was right, the file
 /// is missing, unreadable or malformed) with the reason, naming the file.
-func loadTrace(_ path: String) throws -> TraceReader.Trace {
+public func loadTrace(_ path: String) throws -> TraceReader.Trace {
     let text: String
     do {
         text = try String(contentsOfFile: path, encoding: .utf8)

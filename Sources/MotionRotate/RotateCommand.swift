@@ -1,13 +1,14 @@
 import ArgumentParser
 import Foundation
 import MotionClient
+import MotionProtocol
 
 /// motiond-rotate: turns the display (and touch input) to follow the device orientation that
 /// motiond reports. Exit status 0, 64 for a usage error (including no graphical session to
-/// detect), 1 when `--apply` could not rotate.
-@main
-struct RotateCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// detect), 1 when `--apply` could not rotate. The `motionctl` binary runs it when started as
+/// `motiond-rotate` (a link to it).
+public struct RotateCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "motiond-rotate",
         abstract: "Rotate the display and touch input to follow the device orientation from motiond.",
         discussion: """
@@ -23,7 +24,8 @@ struct RotateCommand: AsyncParsableCommand {
             {rotation} {orientation}, split into arguments without a shell). auto picks from the \
             environment: SWAYSOCK, HYPRLAND_INSTANCE_SIGNATURE, XDG_CURRENT_DESKTOP=KDE, \
             WAYLAND_DISPLAY, DISPLAY, in that order.
-            """)
+            """,
+        version: MotionVersion.current)
 
     @Option(name: .customLong("socket"), help: ArgumentHelp("motiond's socket (default /run/motiond/motiond.sock, or $MOTIOND_SOCKET).", valueName: "path"))
     var socketPath: String?
@@ -61,7 +63,25 @@ struct RotateCommand: AsyncParsableCommand {
         valueName: "file"))
     var replay: String?
 
-    func validate() throws {
+    public init() {}
+
+    /// Parses the command line and runs, exiting as ArgumentParser's `main` does. For the
+    /// binary that starts it (motionctl through its link): there, top-level code would pick the
+    /// synchronous `main()`, which refuses an asynchronous command.
+    public static func start() async {
+        do {
+            var command = try await asyncParseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    public func validate() throws {
         guard debounce.isFinite, debounce >= 0 else { throw ValidationError("--debounce \(debounce): expected seconds ≥ 0") }
         if apply != nil && replay != nil { throw ValidationError("--apply and --replay exclude each other") }
         if let replay, replay != "-", !FileManager.default.fileExists(atPath: replay) {
@@ -73,7 +93,7 @@ struct RotateCommand: AsyncParsableCommand {
         if backend == .command && commandTemplate == nil { throw ValidationError("--backend command needs --command TEMPLATE") }
     }
 
-    func run() async throws {
+    public func run() async throws {
         let display = try makeBackend()
         var rotator = Rotator(backend: display, output: output, dryRun: dryRun)
         if let apply {
