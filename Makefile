@@ -9,6 +9,11 @@ SYSCONFDIR  ?= /etc
 UNITDIR     ?= $(PREFIX)/lib/systemd/system
 UDEVDIR     ?= $(PREFIX)/lib/udev/rules.d
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+MANDIR      ?= $(PREFIX)/share/man
+# Where each shell looks for completions a package installs.
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/vendor-completions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 # dbus-daemon and polkit read their policies from /usr/share (and dbus also from /etc) only,
 # whatever the PREFIX.
 DBUSPOLICYDIR ?= /usr/share/dbus-1/system.d
@@ -16,11 +21,12 @@ POLKITDIR   ?= /usr/share/polkit-1/actions
 SWIFT       ?= swift
 SWIFTFLAGS  ?=
 # Release binaries carry the Swift runtime (installed ones must not need a toolchain, and the
-# daemon's resident memory drops by a fifth: only the pages it uses are loaded).
-RELEASEFLAGS ?= --static-swift-stdlib
+# daemon's resident memory drops by a fifth: only the pages it uses are loaded), and resolve
+# their few shared-library symbols at start (BIND_NOW: the relocations then become read-only).
+RELEASEFLAGS ?= --static-swift-stdlib -Xlinker -z -Xlinker now
 DEMO_SECONDS ?= 20
 
-.PHONY: all build bench-tool demo check check-system check-tsan check-asan test deps test-deps install install-data install-sensor-proxy uninstall-sensor-proxy uninstall clean accuracy bench bench-hinge bench-daemon bench-client bench-power
+.PHONY: all build bench-tool man deb demo check check-system check-tsan check-asan test deps test-deps install install-data install-sensor-proxy uninstall-sensor-proxy uninstall clean accuracy bench bench-hinge bench-daemon bench-client bench-power
 
 all: build
 
@@ -36,6 +42,30 @@ build: deps
 	$(SWIFT) build -c release --product motiond $(RELEASEFLAGS) $(SWIFTFLAGS)
 	$(SWIFT) build -c release --product motionctl $(RELEASEFLAGS) $(SWIFTFLAGS)
 	ln -sf motionctl .build/release/motiond-rotate
+
+# Manual pages (motiond(8), motionctl(1), motiond-rotate(1), motiond.toml(5)) and shell
+# completions, generated from the commands' own definitions and the shipped configuration.
+man: build
+	scripts/manpages.sh .build/release .build/man
+	mkdir -p .build/completions
+	for c in motiond motionctl motiond-rotate; do \
+		.build/release/$$c --generate-completion-script bash | sed '1{/^#!/d}' > .build/completions/$$c.bash && \
+		.build/release/$$c --generate-completion-script zsh > .build/completions/_$$c && \
+		.build/release/$$c --generate-completion-script fish > .build/completions/$$c.fish || exit 1; \
+	done
+
+# Debian packages of the tree (debian/; Debian's own tools): .build/deb/motiond_VERSION_ARCH.deb,
+# checked by lintian (errors fail the build). debian/changelog is written from the one version.
+deb:
+	@scripts/install-deps.sh deb
+	scripts/debian-changelog.sh > debian/changelog
+	rm -f ../motiond_*.deb ../motiond_*.buildinfo ../motiond_*.changes
+	dpkg-buildpackage -b -us -uc
+	mkdir -p .build/deb
+	rm -f .build/deb/motiond_*
+	mv ../motiond_*.deb ../motiond_*.buildinfo ../motiond_*.changes .build/deb/
+	lintian --fail-on error --info --display-info .build/deb/motiond_*.deb
+	@ls -la .build/deb/*.deb
 
 # The developer tool of the benchmarks and the accuracy evaluation (Benchmarks/; never installed).
 bench-tool: deps
@@ -55,6 +85,8 @@ demo: build
 check: test-deps
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
 	ln -sf motionctl .build/debug/motiond-rotate
+	# The manual pages as make install writes them, for CommandConventionsTests to read.
+	scripts/manpages.sh .build/debug .build/check-man
 	# The umockdev preload lets hot-plug tests send uevents from the test process; it passes
 	# everything through until a test creates a testbed.
 	LD_PRELOAD=libumockdev-preload.so.0 $(SWIFT) test --skip-build --skip RotateTests $(SWIFTFLAGS)
@@ -126,10 +158,19 @@ bench-power: build
 
 # Stripped (INSTALL_STRIP= keeps the symbols, for a package's own dh_strip or a debugger).
 INSTALL_STRIP ?= -s
-install: build
+install: build man
 	install -Dm755 $(INSTALL_STRIP) .build/release/motiond $(DESTDIR)$(BINDIR)/motiond
 	install -Dm755 $(INSTALL_STRIP) .build/release/motionctl $(DESTDIR)$(BINDIR)/motionctl
 	ln -sf motionctl $(DESTDIR)$(BINDIR)/motiond-rotate
+	install -Dm644 .build/man/motiond.8 $(DESTDIR)$(MANDIR)/man8/motiond.8
+	install -Dm644 .build/man/motionctl.1 $(DESTDIR)$(MANDIR)/man1/motionctl.1
+	install -Dm644 .build/man/motiond-rotate.1 $(DESTDIR)$(MANDIR)/man1/motiond-rotate.1
+	install -Dm644 .build/man/motiond.toml.5 $(DESTDIR)$(MANDIR)/man5/motiond.toml.5
+	for c in motiond motionctl motiond-rotate; do \
+		install -Dm644 .build/completions/$$c.bash $(DESTDIR)$(BASHCOMPDIR)/$$c && \
+		install -Dm644 .build/completions/_$$c $(DESTDIR)$(ZSHCOMPDIR)/_$$c && \
+		install -Dm644 .build/completions/$$c.fish $(DESTDIR)$(FISHCOMPDIR)/$$c.fish || exit 1; \
+	done
 	$(MAKE) install-data
 
 # Everything but the binaries: units, sysusers entry, udev rule, configuration, examples.
@@ -152,6 +193,8 @@ install-data:
 	chmod 644 $(DESTDIR)$(PREFIX)/share/doc/motiond/sensor-proxy.conf
 	install -Dm644 udev/61-motiond-mount-matrix.hwdb.example $(DESTDIR)$(PREFIX)/share/doc/motiond/61-motiond-mount-matrix.hwdb.example
 	install -Dm644 examples/python/motion_client.py $(DESTDIR)$(PREFIX)/share/doc/motiond/examples/motion_client.py
+	install -Dm644 README.md $(DESTDIR)$(PREFIX)/share/doc/motiond/README.md
+	install -Dm644 CHANGELOG.md $(DESTDIR)$(PREFIX)/share/doc/motiond/CHANGELOG.md
 	# An edited configuration is never overwritten; the shipped one sits beside it.
 	install -Dm644 etc/motiond/motiond.toml $(DESTDIR)$(PREFIX)/share/doc/motiond/motiond.toml
 	[ -e $(DESTDIR)$(SYSCONFDIR)/motiond/motiond.toml ] || install -Dm644 etc/motiond/motiond.toml $(DESTDIR)$(SYSCONFDIR)/motiond/motiond.toml
@@ -177,8 +220,11 @@ uninstall-sensor-proxy:
 	else echo "not on a running systemd: after removing, run systemctl daemon-reload; systemctl restart motiond.service; systemctl unmask iio-sensor-proxy.service"; fi
 
 uninstall:
+	rm -f $(DESTDIR)$(MANDIR)/man8/motiond.8 $(DESTDIR)$(MANDIR)/man1/motionctl.1 $(DESTDIR)$(MANDIR)/man1/motiond-rotate.1 $(DESTDIR)$(MANDIR)/man5/motiond.toml.5
+	for c in motiond motionctl motiond-rotate; do rm -f $(DESTDIR)$(BASHCOMPDIR)/$$c $(DESTDIR)$(ZSHCOMPDIR)/_$$c $(DESTDIR)$(FISHCOMPDIR)/$$c.fish; done
 	rm -f $(DESTDIR)$(BINDIR)/motiond $(DESTDIR)$(BINDIR)/motionctl $(DESTDIR)$(BINDIR)/motiond-rotate $(DESTDIR)$(PREFIX)/lib/systemd/user/motiond-rotate.service $(DESTDIR)$(UNITDIR)/motiond.service $(DESTDIR)$(UNITDIR)/motiond.socket $(DESTDIR)$(SYSUSERSDIR)/motiond.conf $(DESTDIR)$(UDEVDIR)/70-motiond.rules
 	rm -f $(DESTDIR)$(DBUSPOLICYDIR)/motiond-sensor-proxy.conf $(DESTDIR)$(POLKITDIR)/motiond.net.hadess.SensorProxy.policy $(DESTDIR)$(PREFIX)/share/doc/motiond/sensor-proxy.conf
+	rm -f $(DESTDIR)$(PREFIX)/share/doc/motiond/README.md $(DESTDIR)$(PREFIX)/share/doc/motiond/CHANGELOG.md
 	rm -f $(DESTDIR)$(PREFIX)/share/doc/motiond/61-motiond-mount-matrix.hwdb.example $(DESTDIR)$(PREFIX)/share/doc/motiond/motiond.toml $(DESTDIR)$(PREFIX)/share/doc/motiond/examples/motion_client.py
 	rmdir $(DESTDIR)$(PREFIX)/share/doc/motiond/examples 2>/dev/null || true
 	# $(SYSCONFDIR)/motiond/motiond.toml stays: it is the administrator's.

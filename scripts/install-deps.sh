@@ -1,8 +1,9 @@
 #!/bin/sh
 # Installs the Debian packages motiond needs to build, run and test, when any is missing.
-# Usage: scripts/install-deps.sh [build|test|bench|system]   (test adds the emulation tools; bench
+# Usage: scripts/install-deps.sh [build|test|bench|system|deb]   (test adds the emulation tools; bench
 # adds what make bench-power drives: umockdev, iio-sensor-proxy with its private D-Bus system bus;
-# system adds what make check-system needs: QEMU, mmdebstrap, cpio, a static C toolchain)
+# system adds what make check-system needs: QEMU, mmdebstrap, cpio, a static C toolchain; deb
+# what make deb needs: debhelper, lintian and the package's Build-Depends)
 set -eu
 want="pkg-config libiio-dev libiio-utils libsystemd-dev libudev-dev"
 # dbus-daemon is its own package from Debian 12 on; before, it is in dbus.
@@ -17,6 +18,11 @@ if [ "${1:-build}" = test ]; then
     # The D-Bus face's tests: a private system bus, busctl/gdbus, python-dbusmock's polkit,
     # and iio-sensor-proxy (its monitor-sensor client, and itself side by side).
     want="$want $bus libglib2.0-bin python3-dbusmock iio-sensor-proxy coreutils"
+    # The manual pages are rendered as a user would (man -l).
+    want="$want man-db groff-base"
+fi
+if [ "${1:-build}" = deb ]; then
+    want="$want debhelper dpkg-dev lintian pkgconf python3 groff-base"
 fi
 if [ "${1:-build}" = system ]; then
     # socat speaks QMP to wake the guest from its suspend check.

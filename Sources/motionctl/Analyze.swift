@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import MotionCommandLine
 import MotionCore
-import MotionToolSupport
 import MotionProtocol
+import MotionToolSupport
 
 struct Analyze: ParsableCommand {
     static let configuration = CommandConfiguration(

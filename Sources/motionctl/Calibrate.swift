@@ -1,7 +1,7 @@
 import ArgumentParser
 import MotionCore
-import MotionToolSupport
 import MotionProtocol
+import MotionToolSupport
 
 /// `motionctl calibrate`: guides the figure-eight motion that calibrates the magnetometer and
 /// follows the daemon's calibration accuracy (uncalibrated < low < medium < high) until it is

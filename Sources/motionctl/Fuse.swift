@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
+import MotionCommandLine
 import MotionCore
 import MotionToolSupport
-import MotionCommandLine
 
 struct Fuse: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,7 @@
 import ArgumentParser
 import MotionCore
-import MotionToolSupport
 import MotionProtocol
+import MotionToolSupport
 
 /// `motionctl get STREAM`: the latest value of one stream (a `get` pull), starting the sensors
 /// it needs when nothing has read them yet.
@@ -21,7 +21,7 @@ struct Get: ParsableCommand {
     @Argument(help: "The stream.", completion: .list(StreamName.allCases.filter(\.isPullable).map(\.rawValue)))
     var stream: String
 
-    @Option(help: "Reference frame of device motion (default: xArbitraryZVertical).")
+    @Option(help: "Reference frame of device motion (default: xArbitraryZVertical).", completion: .list(AttitudeReferenceFrame.named.map(\.name)))
     var frame: String?
 
     @Option(help: "Seconds to wait for a first value when the daemon has none yet.")

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import MotionCore
-import MotionToolSupport
 import MotionProtocol
+import MotionToolSupport
 
 /// `motionctl monitor STREAM…`: subscribes to streams of a running motiond and prints what
 /// arrives, a line per message, until interrupted (or `--duration`).
@@ -17,7 +17,7 @@ struct Monitor: ParsableCommand {
     @Option(help: "Seconds between values of sample streams (device motion, raw sensors, heading).")
     var interval = 0.5
 
-    @Option(help: "Reference frame of device motion.")
+    @Option(help: "Reference frame of device motion.", completion: .list(AttitudeReferenceFrame.named.map(\.name)))
     var frame = "xArbitraryZVertical"
 
     @Option(help: "Stop after this many seconds.")

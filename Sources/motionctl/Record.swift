@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import Glibc
 import MotionCore
-import MotionToolSupport
 import MotionProtocol
+import MotionToolSupport
 
 /// `motionctl record FILE --duration S`: records a running motiond's raw sensors into a trace
 /// file that `motiond --source replay:FILE` plays back and `fuse`, `analyze` and `plot` read.
@@ -13,8 +13,8 @@ struct Record: ParsableCommand {
         discussion: """
         Subscribes to accelerometer, gyro, magnetometer, baseAccelerometer and baseGyro at \
         --interval and writes what arrives in --duration seconds (or until SIGINT/SIGTERM) as a \
-        trace: header t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z,base_acc_x,\
-        base_acc_y,base_acc_z,base_gyr_x,base_gyr_y,base_gyr_z \
+        trace: a header naming the columns t, gyr_x, gyr_y, gyr_z, acc_*, mag_*, base_acc_* and \
+        base_gyr_* \
         (only the sensors that delivered samples), SI units with +9.81 m/s² on the up axis at rest, t in seconds since the first \
         sample. One row per distinct sample time: sensors sampled together share a row, a sensor \
         without a sample at that time has nan in its columns (readers skip it for that row), so a \

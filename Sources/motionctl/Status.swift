@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import MotionCore
-import MotionToolSupport
 import MotionProtocol
+import MotionToolSupport
 
 /// `motionctl status`: what a running motiond is doing (the `status` request), for people, or
 /// the daemon's status object for scripts.

@@ -56,3 +56,58 @@ struct CommandConventionsTests {
         #expect(newest?.hasPrefix("## \(MotionVersion.current) ") == true, "\(String(describing: newest))")
     }
 }
+
+/// The manual pages `make install` installs (scripts/manpages.sh; `make check` writes them into
+/// .build/check-man from the debug build first) and the shell completions.
+@Suite("Manual pages and shell completions")
+struct ManualPagesTests {
+    static let pages = Emulation.packageRoot.appendingPathComponent(".build/check-man")
+    static var written: Bool { FileManager.default.fileExists(atPath: pages.appendingPathComponent("motiond.toml.5").path) }
+
+    @Test("motiond(8), motionctl(1), motiond-rotate(1), motiond.toml(5): each renders with man, names its command and this version's options",
+          .enabled(if: written, "the pages are written by make check (scripts/manpages.sh .build/debug .build/check-man)"))
+    func pagesRender() async throws {
+        for (page, title, mentions) in [("motiond.8", "MOTIOND(8)", ["--list-sensors", "--sensor-proxy", "--version"]),
+                                        ("motionctl.1", "MOTIONCTL(1)", ["monitor", "record", "calibrate", "--reply-timeout"]),
+                                        ("motiond-rotate.1", "MOTIOND-ROTATE(1)", ["--backend", "--debounce"]),
+                                        ("motiond.toml.5", "MOTIOND.TOML(5)", ["rest-interval", "tablet-mode-switch", "[detectors.posture]"])] {
+            let path = Self.pages.appendingPathComponent(page).path
+            let rendered = try await Emulation.run(["man", "-l", path], environment: ["MANWIDTH": "200", "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"])
+            #expect(rendered.status == 0 && rendered.stdout.contains(title), "\(page): \(rendered.stderr)")
+            for word in mentions { #expect(rendered.stdout.contains(word), "\(page) does not mention \(word)") }
+        }
+    }
+
+    @Test("motiond.toml(5) describes every setting of the shipped file, at its default",
+          .enabled(if: written, "the pages are written by make check (scripts/manpages.sh .build/debug .build/check-man)"))
+    func configurationPage() throws {
+        let page = try String(contentsOf: Self.pages.appendingPathComponent("motiond.toml.5"), encoding: .utf8)
+        let shipped = try String(contentsOf: Emulation.packageRoot.appendingPathComponent("etc/motiond/motiond.toml"), encoding: .utf8)
+        let settings = shipped.split(separator: "\n").filter { $0.hasPrefix("#") && $0.dropFirst().first?.isLetter == true && $0.contains(" = ") }
+        #expect(settings.count > 40)
+        for setting in settings {
+            let key = setting.dropFirst().split(separator: " ").first!
+            #expect(page.contains(".It Cm \(key) No = Li "), "motiond.toml(5) lacks \(key)")
+        }
+        #expect(!page.contains("(no description)"), "a setting without its comment")
+    }
+
+    @Test("bash completes motionctl's subcommands, stream names and frames; zsh and fish scripts carry them too")
+    func completions() async throws {
+        let script = """
+            source <("$1" --generate-completion-script bash)
+            complete=$(complete -p motionctl | sed 's/.* -F \\([^ ]*\\) .*/\\1/')
+            try() { COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}; COMPREPLY=()
+                    "$complete" motionctl "${COMP_WORDS[-1]}" "${COMP_WORDS[-2]}"; echo "${COMPREPLY[*]}"; }
+            try motionctl mon; try motionctl monitor device; try motionctl get pos; try motionctl monitor --frame xArb
+            """
+        let bash = try await Emulation.run(["/bin/bash", "-c", script, "bash", MotionCtlTests.motionctl])
+        let lines = bash.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(bash.status == 0 && lines.count >= 3, "\(bash.stdout) \(bash.stderr)")
+        #expect(lines.prefix(4) == ["monitor", "deviceMotion", "posture", "xArbitraryZVertical xArbitraryCorrectedZVertical"], "\(lines)")
+        for shell in ["zsh", "fish"] {
+            let generated = try await Emulation.run([MotionCtlTests.motionctl, "--generate-completion-script", shell])
+            #expect(generated.status == 0 && generated.stdout.contains("deviceMotion") && generated.stdout.contains("calibrate"), "\(shell)")
+        }
+    }
+}

@@ -90,23 +90,10 @@ struct ConvertibleTests {
     /// A cros-ec gyroscope block (as `cros-ec-gyro` exposes one) at `syspath`, `location`, its
     /// chip mounted with `matrix` (sysfs `mount_matrix`); scale: 1000 a rad/s.
     static func crosGyroscope(_ syspath: String, number: Int, location: String, matrix: String) -> String {
-        """
-        P: \(syspath)
-        N: iio:device\(number)
-        E: DEVNAME=/dev/iio:device\(number)
-        E: SUBSYSTEM=iio
-        E: MAJOR=237
-        E: MINOR=\(number)
-        A: dev=237:\(number)\\n
-        A: name=cros-ec-gyro\\n
-        A: location=\(location)\\n
-        A: mount_matrix=\(matrix)\\n
-        A: in_anglvel_x_raw=0\\n
-        A: in_anglvel_y_raw=0\\n
-        A: in_anglvel_z_raw=0\\n
-        A: in_anglvel_scale=0.001\\n
-
-        """
+        Emulation.iioDevice(syspath, number: number, attributes: [
+            ("name", "cros-ec-gyro"), ("location", location), ("mount_matrix", matrix),
+            ("in_anglvel_x_raw", "0"), ("in_anglvel_y_raw", "0"), ("in_anglvel_z_raw", "0"), ("in_anglvel_scale", "0.001"),
+        ])
     }
 
     @Test("discovery of a base gyroscope: never the gyroscope beside a display accelerometer; the gyroscope of a machine whose sensors all sit in the base; the hinge line names the pair")
@@ -222,38 +209,25 @@ extension HotplugTests {
         }
 
         static let hub = "/devices/pci0000:00/0000:00:13.0/{33AECD58-B679-4E54-9BD9-A04D34F0C226}/001F:8087:0AC2.0001"
-        static let turned = "E: ACCEL_MOUNT_MATRIX=-1, 0, 0; 0, -1, 0; 0, 0, 1\n"
+        static let turned = "ACCEL_MOUNT_MATRIX=-1, 0, 0; 0, -1, 0; 0, 0, 1"
 
         func devices() throws -> String {
             switch self {
             case .crosEC:
                 let blocks = try Emulation.fixtureText("convertible.umockdev").components(separatedBy: "\n\n")
                 let base = try #require(blocks.first { $0.contains("location=base") && $0.contains("cros-ec") })
-                    .replacingOccurrences(of: "E: SUBSYSTEM=iio\n", with: "E: SUBSYSTEM=iio\n" + Self.turned)
+                    .replacingOccurrences(of: "E: SUBSYSTEM=iio\n", with: "E: SUBSYSTEM=iio\nE: \(Self.turned)\n")
                 let lid = try #require(blocks.first { $0.contains("location=lid") })
                 return base + "\n\n" + lid + "\n"
             case .hid:
-                func accelerometer(_ syspath: String, _ number: Int, _ properties: String) -> String {
-                    """
-                    P: \(syspath.dropFirst(4))
-                    N: iio:device\(number)
-                    E: DEVNAME=/dev/iio:device\(number)
-                    E: SUBSYSTEM=iio
-                    E: MAJOR=237
-                    E: MINOR=\(number)
-                    \(properties)A: dev=237:\(number)\\n
-                    A: name=accel_3d\\n
-                    A: in_accel_offset=0\\n
-                    A: in_accel_scale=0.009806650\\n
-                    A: in_accel_sampling_frequency=10.000000\\n
-                    A: in_accel_hysteresis=0.000000\\n
-                    A: in_accel_x_raw=0\\n
-                    A: in_accel_y_raw=0\\n
-                    A: in_accel_z_raw=1000\\n
-
-                    """
+                func accelerometer(_ syspath: String, _ number: Int, _ properties: [String]) -> String {
+                    Emulation.iioDevice(syspath.dropFirst(4), number: number, properties: properties, attributes: [
+                        ("name", "accel_3d"), ("in_accel_offset", "0"), ("in_accel_scale", "0.009806650"),
+                        ("in_accel_sampling_frequency", "10.000000"), ("in_accel_hysteresis", "0.000000"),
+                        ("in_accel_x_raw", "0"), ("in_accel_y_raw", "0"), ("in_accel_z_raw", "1000"),
+                    ])
                 }
-                return accelerometer(lid, 0, "") + "\n" + accelerometer(base, 1, "E: ACCEL_LOCATION=base\n" + Self.turned)
+                return accelerometer(lid, 0, []) + accelerometer(base, 1, ["ACCEL_LOCATION=base", Self.turned])
             }
         }
     }

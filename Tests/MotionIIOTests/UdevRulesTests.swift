@@ -542,24 +542,15 @@ struct UdevRulesTests {
     /// accel-base, and an unlabelled KIOX000A, each below an i2c parent with an ACPI modalias.
     static func hwdbMachine(product: String) -> String {
         func accelerometer(_ number: Int, parent: String, modalias: String, name: String, label: String?) -> String {
-            """
+            let attributes = [("name", name)] + (label.map { [("label", $0)] } ?? [])
+                + [("in_accel_x_raw", "0"), ("in_accel_y_raw", "0"), ("in_accel_z_raw", "1024"), ("in_accel_scale", "0.009582")]
+            return """
             P: /devices/platform/80860F41:03/i2c-3/\(parent)
             E: SUBSYSTEM=i2c
             A: modalias=\(modalias)\\n
 
-            P: /devices/platform/80860F41:03/i2c-3/\(parent)/iio:device\(number)
-            N: iio:device\(number)
-            E: DEVNAME=/dev/iio:device\(number)
-            E: SUBSYSTEM=iio
-            E: MAJOR=237
-            E: MINOR=\(number)
-            A: dev=237:\(number)\\n
-            A: name=\(name)\\n
-            \(label.map { "A: label=\($0)\\n\n" } ?? "")A: in_accel_x_raw=0\\n
-            A: in_accel_y_raw=0\\n
-            A: in_accel_z_raw=1024\\n
-            A: in_accel_scale=0.009582\\n
-            """ + "\n\n"
+
+            """ + Emulation.iioDevice("/devices/platform/80860F41:03/i2c-3/\(parent)/iio:device\(number)", number: number, attributes: attributes)
         }
         return """
         P: /devices/virtual/dmi/id

@@ -1,6 +1,6 @@
 #!/bin/sh
 # motiond's system tests, run inside the QEMU guest by motiond-system-test.service after boot
-# (systemd as PID 1, the project installed by `make install`). Starts the uhid sensor hub, checks
+# (systemd as PID 1; the project's Debian package beside this script, installed first). Starts the uhid sensor hub, checks
 # what the kernel, udev, systemd and motiond make of it and prints one line per check on the
 # serial console: `SYSTEM-TEST name PASS|FAIL detail`, then `SYSTEM-TEST-END`, and powers off.
 exec >/dev/ttyS0 2>&1
@@ -48,6 +48,23 @@ spacing() { awk 'NR>1{printf "%.4f\n", ($1-p)*1000} {p=$1}' | sort -n |
          printf "n=%d median=%.2f ms worst=%.2f ms min=%.2f max=%.2f", n, m, w, d[1], d[n]}'; }
 
 echo "SYSTEM-TEST-BEGIN kernel $(uname -r), $(systemctl --version | head -1), uptime $(cut -d' ' -f1 /proc/uptime) s"
+
+# (0) the package, installed as a user would (apt; offline: what it depends on is in the root)
+#     before any sensor exists: the socket listens, the service waits for one; its manual
+#     pages and completions are where man and bash look.
+deb=$(ls "$here"/motiond_*.deb | head -1)
+aptsaid=$(DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$deb" 2>&1); aptstatus=$?
+packaged=$(dpkg-query -W -f '${Version} ${Status}' motiond 2>&1)
+service=$(systemctl is-active motiond.service 2>&1); socket=$(systemctl is-active motiond.socket 2>&1)
+manpage=$(MANWIDTH=100 man -P cat motiond 2>&1 | head -1 | tr -s ' ')
+completes=$(bash -c '. /usr/share/bash-completion/completions/motionctl; complete -p motionctl' 2>&1)
+if [ $aptstatus = 0 ] && [ "$packaged" = "$(motiond --version) install ok installed" ] && [ "$service" = inactive ] &&
+   [ "$socket" = active ] && echo "$manpage" | grep -q '^MOTIOND(8) .* MOTIOND(8)$' && echo "$completes" | grep -q motionctl &&
+   [ "$(motiond-rotate --version)" = "$(motiond --version)" ]; then
+    result package-install PASS "apt installed $(basename "$deb") ($packaged, $(du -sk /usr/bin/motiond /usr/bin/motionctl | awk '{s+=$1} END{print s}') KiB of binaries); before a sensor: motiond.service $service, motiond.socket $socket; man motiond: $manpage; $completes"
+else
+    result package-install FAIL "apt ($aptstatus): $(echo "$aptsaid" | tail -4 | tr '\n' '|'); dpkg: $packaged; service $service, socket $socket; man: '$manpage'; completion: '$completes'"
+fi
 # Debian's iio-sensor-proxy is installed (udev would start it with the hub): held back until the
 # coexistence checks, so motiond is first tested alone, as after the README's switch.
 systemctl mask --runtime iio-sensor-proxy.service >/dev/null 2>&1
@@ -650,6 +667,24 @@ if [ "$switches" = "laptop=0 flat=0 stand=1 tablet=1 laptop=0 " ] && [ "$toggles
     result tablet-mode-switch PASS "SW_TABLET_MODE through the postures: $switches; libinput debug-events: tablet-mode state $toggles; /dev/uinput $uinput; motiond: $created"
 else
     result tablet-mode-switch FAIL "switch states: '$switches'; libinput tablet-mode states '$toggles' ($(grep -E 'SWITCH|tablet mode' /run/libinput-events.log | head -4 | tr -s ' \t' ' ' | tr '\n' '|')); /dev/uinput '$uinput'; motiond: '$created'; /proc/bus/input/devices: $(grep -A1 'motiond tablet' /proc/bus/input/devices | tr '\n' '|')"
+fi
+
+# (n) removal and purge: remove takes the programs and stops the service, keeps the
+#     configuration (edited here, as an administrator would) and what motiond learned; purge
+#     takes those too; a file of the administrator's own (a drop-in) stays either way.
+mkdir -p /etc/systemd/system/motiond.service.d
+echo '# an administrator'"'"'s own drop-in' > /etc/systemd/system/motiond.service.d/local.conf
+echo '# edited by the administrator' >> /etc/motiond/motiond.toml
+learned=$(ls /var/lib/motiond 2>&1 | tr '\n' ' ')
+DEBIAN_FRONTEND=noninteractive apt-get remove -y motiond >/run/apt-remove.log 2>&1; removed=$?
+after_remove="bin:$(ls /usr/bin/motiond /usr/bin/motionctl 2>/dev/null | wc -l) service:$(systemctl is-active motiond.service 2>&1) conf:$(grep -c 'edited by the administrator' /etc/motiond/motiond.toml 2>&1) state:$(ls /var/lib/motiond 2>/dev/null | wc -l)"
+DEBIAN_FRONTEND=noninteractive apt-get purge -y motiond >/run/apt-purge.log 2>&1; purged=$?
+after_purge="conf:$(ls -d /etc/motiond 2>/dev/null | wc -l) state:$(ls -d /var/lib/motiond 2>/dev/null | wc -l) rule:$(ls /lib/udev/rules.d/70-motiond.rules 2>/dev/null | wc -l) dropin:$(ls /etc/systemd/system/motiond.service.d/local.conf 2>/dev/null | wc -l) dpkg:$(dpkg-query -W -f '${Status}' motiond 2>&1 | tr ' ' _)"
+if [ $removed = 0 ] && [ $purged = 0 ] && [ -n "$learned" ] && [ "$after_remove" = "bin:0 service:inactive conf:1 state:1" ] &&
+   [ "${after_purge% dpkg:*}" = "conf:0 state:0 rule:0 dropin:1" ]; then
+    result package-remove-purge PASS "learned before: $learned; after remove: $after_remove; after purge: $after_purge"
+else
+    result package-remove-purge FAIL "learned before: '$learned'; remove ($removed): $after_remove; purge ($purged): $after_purge; $(tail -3 /run/apt-purge.log | tr '\n' '|')"
 fi
 
 # Kernel command line motiond.test.verbose=1: the daemon's journal and unit state, always.

@@ -5,7 +5,8 @@
 # PREFIX=/usr`; a uhid HID sensor hub (Tests/System/uhid-hub.c) makes the kernel's hid-sensor
 # drivers create real IIO devices, udev's rule starts motiond.service, and
 # Tests/System/run-tests.sh checks the result from inside and prints SYSTEM-TEST lines on the
-# serial console. Exit status: 0 when every check passed, 1 on a failure or a missing result.
+# serial console. The project comes as its Debian package (make deb), which the guest installs
+# with apt before the tests. Exit status: 0 when every check passed, 1 on a failure or a missing result.
 #
 # Environment: MOTIOND_SYSTEM_TIMEOUT (seconds for the whole boot, default 1200),
 # MOTIOND_SYSTEM_SMP (virtual CPUs, default 1: one
@@ -29,13 +30,14 @@ guest=$(scripts/system/build-guest.sh .build/release/motiond .build/release/moti
 vmlinuz=$(echo "$guest" | sed -n 's/^VMLINUZ=//p')
 rootcpio=$(echo "$guest" | sed -n 's/^ROOTCPIO=//p')
 
-# The project, installed the way a package would: make install into a staging root that becomes
-# a second initramfs archive the kernel unpacks over the cached root.
+# The project's Debian package and the test tools, in a second initramfs archive the kernel
+# unpacks over the cached root; the guest installs the package with apt.
 umask 022
 stage=$run/stage
 mkdir -p "$stage"
-make -s install DESTDIR="$stage" PREFIX=/usr >&2
+make -s deb >&2
 mkdir -p "$stage/opt/motiond-system-test" "$stage/etc/systemd/system/multi-user.target.wants"
+cp .build/deb/motiond_*.deb "$stage/opt/motiond-system-test/"
 cc -static -O2 -Wall -o "$stage/opt/motiond-system-test/uhid-hub" Tests/System/uhid-hub.c -lm
 install -m755 Tests/System/run-tests.sh "$stage/opt/motiond-system-test/run-tests.sh"
 install -m644 Tests/System/motiond-system-test.service "$stage/etc/systemd/system/"
@@ -77,9 +79,9 @@ if ! grep -q '^SYSTEM-TEST-END' "$run/console.log"; then
     failed=$((failed + 1)); status=1
 fi
 # Every check the runner knows must have reported.
-for name in iio-devices udev-started-service device-permissions udev-rule-run accelerometer-buffered accelerometer-values \
+for name in package-install iio-devices udev-started-service device-permissions udev-rule-run accelerometer-buffered accelerometer-values \
             magnetometer-timestamps journal orientation-landscape shake unplug replug hub-timestamps unplug-without-udev replug-streaming \
-            coexistence python-device-motion watchdog-restart restart-state reload dbus-monitor-sensor rotate-helper suspend-resume buffer-reads stop-restores socket-activation security convertible-posture tablet-mode-switch; do
+            coexistence python-device-motion watchdog-restart restart-state reload dbus-monitor-sensor rotate-helper suspend-resume buffer-reads stop-restores socket-activation security convertible-posture tablet-mode-switch package-remove-purge; do
     grep -q "^SYSTEM-TEST $name " "$run/console.log" || { echo "check-system: no result for $name" >&2; failed=$((failed + 1)); status=1; }
 done
 [ "$failed" -eq 0 ] || status=1

@@ -18,6 +18,17 @@ enum Emulation {
         try String(contentsOfFile: fixture(name), encoding: .utf8)
     }
 
+    /// A umockdev description of the IIO device `iio:deviceN` at `syspath` (below /devices, no
+    /// /sys): its device node, udev `properties` (`KEY=value`) and sysfs `attributes` in order
+    /// (each value ends in the newline the kernel writes), then a blank line.
+    static func iioDevice(_ syspath: some StringProtocol, number: Int, properties: [String] = [],
+                          attributes: [(name: String, value: String)]) -> String {
+        var text = "P: \(syspath)\nN: iio:device\(number)\nE: DEVNAME=/dev/iio:device\(number)\nE: SUBSYSTEM=iio\n"
+            + "E: MAJOR=237\nE: MINOR=\(number)\n" + properties.map { "E: \($0)\n" }.joined() + "A: dev=237:\(number)\\n\n"
+        for (name, value) in attributes { text += "A: \(name)=\(value)\\n\n" }
+        return text + "\n"
+    }
+
     /// A copy of a fixture with text replaced, written into `dir`; returns its path.
     static func variant(of name: String, in dir: URL, replacing replacements: [(String, String)]) throws -> String {
         var text = try fixtureText(name)
