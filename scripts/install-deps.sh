@@ -18,8 +18,8 @@ if [ "${1:-build}" = test ]; then
     # The D-Bus face's tests: a private system bus, busctl/gdbus, python-dbusmock's polkit,
     # and iio-sensor-proxy (its monitor-sensor client, and itself side by side).
     want="$want $bus libglib2.0-bin python3-dbusmock iio-sensor-proxy coreutils"
-    # The manual pages are rendered as a user would (man -l).
-    want="$want man-db groff-base"
+    # The manual pages are rendered as a user would (man -l); the completions run in each shell.
+    want="$want man-db groff-base zsh fish"
 fi
 if [ "${1:-build}" = deb ]; then
     want="$want debhelper dpkg-dev lintian pkgconf python3 groff-base"

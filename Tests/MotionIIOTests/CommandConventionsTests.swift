@@ -110,4 +110,22 @@ struct ManualPagesTests {
             #expect(generated.status == 0 && generated.stdout.contains("deviceMotion") && generated.stdout.contains("calibrate"), "\(shell)")
         }
     }
+
+    @Test("fish completes motionctl's subcommands, stream names and frames; zsh loads its script and defines the completion",
+          .enabled(if: Compositors.installed("fish") && Compositors.installed("zsh"), "fish and zsh are test dependencies (scripts/install-deps.sh test)"))
+    func otherShells() async throws {
+        let directory = URL(fileURLWithPath: MotionCtlTests.motionctl).deletingLastPathComponent().path
+        var environment = RunningProcess.plainEnvironment
+        environment["PATH"] = directory + ":/usr/bin:/bin"
+        let fish = try await Emulation.run(["fish", "--no-config", "-c", """
+            motionctl --generate-completion-script fish | source
+            complete -C "motionctl mon"; complete -C "motionctl monitor devi"; complete -C "motionctl get --frame xMag"
+            """], environment: environment)
+        let words = fish.stdout.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }
+        #expect(fish.status == 0 && words == ["monitor", "deviceMotion", "xMagneticNorthZVertical"], "\(fish.stdout) \(fish.stderr)")
+        let zsh = try await Emulation.run(["zsh", "-f", "-c", """
+            autoload -U compinit && compinit -u -D && eval "$(motionctl --generate-completion-script zsh)" && whence -w _motionctl
+            """], environment: environment)
+        #expect(zsh.status == 0 && zsh.stdout.contains("_motionctl: function"), "\(zsh.stdout) \(zsh.stderr)")
+    }
 }
