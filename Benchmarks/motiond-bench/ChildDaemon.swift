@@ -11,7 +11,7 @@ final class ChildDaemon {
     private let directory: String
     private let process = Process()
 
-    /// The motiond in the directory of the running motionctl.
+    /// The motiond in the directory of the running motiond-bench.
     static func besideThisExecutable() throws -> String {
         guard let me = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
             throw BenchError("cannot find this executable (/proc/self/exe); pass --motiond PATH")
