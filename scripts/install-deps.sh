@@ -22,7 +22,7 @@ if [ "${1:-build}" = test ]; then
     want="$want man-db groff-base zsh fish"
 fi
 if [ "${1:-build}" = deb ]; then
-    want="$want debhelper dpkg-dev lintian pkgconf python3 groff-base"
+    want="$want debhelper dpkg-dev lintian pkgconf python3"
 fi
 if [ "${1:-build}" = system ]; then
     # socat speaks QMP to wake the guest from its suspend check.
