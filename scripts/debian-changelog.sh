@@ -4,8 +4,7 @@
 # date is the last commit's (a package built twice from one commit is the same), else now.
 set -eu
 cd "$(dirname "$0")/.."
-version=$(sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/MotionProtocol/MotionVersion.swift)
-[ -n "$version" ] || { echo "debian-changelog: no version in Sources/MotionProtocol/MotionVersion.swift" >&2; exit 1; }
+version=$(scripts/version.sh)
 maintainer=$(sed -n 's/^Maintainer: //p' debian/control)
 date=$(git log -1 --format=%aD 2>/dev/null || date -R)
 cat <<EOC

@@ -13,7 +13,7 @@ set -eu
 bindir=$1
 out=$2
 cd "$(dirname "$0")/.."
-version=$(sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/MotionProtocol/MotionVersion.swift)
+version=$(scripts/version.sh)
 if [ -n "${SOURCE_DATE_EPOCH:-}" ]; then
     date=$(date -u -d "@$SOURCE_DATE_EPOCH" +%F)
 else
