@@ -36,7 +36,7 @@ deps:
 test-deps:
 	@scripts/install-deps.sh test
 
-# motionctl is also motiond-rotate (one binary, one copy of the Swift runtime and Foundation):
+# motionctl is also motiond-rotate (one binary, one copy of the Swift runtime and FoundationEssentials):
 # started through a link of that name it rotates the screen.
 build: deps
 	$(SWIFT) build -c release --product motiond $(RELEASEFLAGS) $(SWIFTFLAGS)

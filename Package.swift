@@ -6,7 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "motiond", targets: ["motiond"]),
-        // One binary for both client tools (one copy of the Swift runtime and Foundation):
+        // One binary for both client tools (one copy of the Swift runtime and FoundationEssentials):
         // started as `motiond-rotate` (a link to it) it is the rotation helper.
         .executable(name: "motionctl", targets: ["motionctl"]),
         // Developer tool, never installed: the benchmarks and the accuracy evaluation.
@@ -89,7 +89,7 @@ let package = Package(
         .target(
             name: "MotionRotate",
             dependencies: [
-                "MotionCore", "MotionProtocol", "MotionClient", "MotionSync",
+                "MotionCore", "MotionProtocol", "MotionSync", "MotionToolSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -99,7 +99,7 @@ let package = Package(
         .target(
             name: "MotionToolSupport",
             dependencies: [
-                "MotionCore", "MotionProtocol", "MotionClient",
+                "MotionCore", "MotionProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -107,7 +107,7 @@ let package = Package(
         .executableTarget(
             name: "motionctl",
             dependencies: [
-                "MotionCore", "MotionProtocol", "MotionCommandLine", "MotionClient", "MotionSync", "MotionRotate", "MotionToolSupport",
+                "MotionCore", "MotionProtocol", "MotionCommandLine", "MotionSync", "MotionRotate", "MotionToolSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -140,6 +140,7 @@ let package = Package(
             dependencies: ["MotionCore", "MotionIIO", "MotionProtocol", "MotionDaemon", "MotionDBus", "MotionSync", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "MotionDBusTests", dependencies: ["MotionDBus"]),
+        .testTarget(name: "MotionToolSupportTests", dependencies: ["MotionToolSupport"]),
         .testTarget(
             name: "MotionIIOTests",
             dependencies: [

@@ -20,6 +20,8 @@ if [ "${1:-build}" = test ]; then
     want="$want $bus libglib2.0-bin python3-dbusmock iio-sensor-proxy coreutils"
     # The manual pages are rendered as a user would (man -l); the completions run in each shell.
     want="$want man-db groff-base zsh fish"
+    # readelf: which libraries the client binary links.
+    want="$want binutils"
 fi
 if [ "${1:-build}" = deb ]; then
     want="$want debhelper dpkg-dev lintian pkgconf python3"

@@ -48,10 +48,3 @@ extension ServerMessage {
 private func fixed(_ value: Double, _ decimals: Int, width: Int = 0, plus: Bool = false) -> String {
     DecimalText.fixed(value, decimals: decimals, width: width, plus: plus)
 }
-
-private extension String {
-    /// Left-aligned in `width` characters.
-    func padding(to width: Int) -> String {
-        self + String(repeating: " ", count: max(0, width - count))
-    }
-}

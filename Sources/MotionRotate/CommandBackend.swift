@@ -1,3 +1,4 @@
+import MotionToolSupport
 /// A command of the user's (`--command TEMPLATE`) for anything else: GNOME extensions, scripts,
 /// other compositors. The template is split into arguments by ``CommandTemplate``, never given
 /// to a shell (run `sh -c '…' sh {rotation}` explicitly for one).

@@ -1,4 +1,3 @@
-import Foundation
 
 /// A `--command` template: split into arguments once, like a shell would but without one, and
 /// its placeholders filled in per rotation inside each argument, so a value is never split or
@@ -39,7 +38,7 @@ struct CommandTemplate: Sendable {
         let values = ["output": output, "transform": String(rotation.degrees),
                       "rotation": rotation.xrandrName, "orientation": rotation.orientation.rawValue]
         return arguments.map { argument in
-            values.reduce(argument) { $0.replacingOccurrences(of: "{\($1.key)}", with: $1.value) }
+            values.reduce(argument) { $0.replacing("{\($1.key)}", with: $1.value) }
         }
     }
 

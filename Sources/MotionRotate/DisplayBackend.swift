@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import MotionToolSupport
 
 /// A way to rotate the screen: the commands of one compositor or display server.
 ///

@@ -1,4 +1,5 @@
-import Foundation
+import MotionCore
+import MotionToolSupport
 
 /// Hyprland: `hyprctl keyword monitor NAME,WxH@HZ,XxY,SCALE,transform,N`, N the `wl_output`
 /// transform's enum value (degrees / 90, see ``ScreenRotation``). The whole monitor rule is
@@ -35,13 +36,13 @@ struct HyprlandBackend: DisplayBackend {
         guard let monitor = try monitors(runner).first(where: { $0.name == output }) else {
             throw BackendError("`\(ShellWords.quoted(Self.monitorsQuery))` lists no monitor \(output)")
         }
-        let mode = "\(monitor.width)x\(monitor.height)@\(String(format: "%.3f", monitor.refreshRate))"
+        let mode = "\(monitor.width)x\(monitor.height)@\(DecimalText.fixed(monitor.refreshRate, decimals: 3))"
         let rule = [output, mode, "\(monitor.x)x\(monitor.y)", "\(monitor.scale)", "transform", "\(rotation.degrees / 90)"]
         return [["hyprctl", "keyword", "monitor", rule.joined(separator: ",")]]
     }
 
     /// hyprctl prints `ok`, or the error, with exit status 0 either way.
     func succeeded(_ result: CommandResult) -> Bool {
-        result.status == 0 && result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "ok"
+        result.status == 0 && result.stdout.trimmingWhitespace() == "ok"
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import MotionToolSupport
 
 /// KDE Plasma (Wayland or X11): `kscreen-doctor output.OUTPUT.rotation.none|left|inverted|right`.
 /// KScreen's rotations are RandR's (`left` turns the picture a quarter counter-clockwise, see

@@ -1,20 +1,34 @@
+import Glibc
 import MotionCore
+import MotionProtocol
+import MotionToolSupport
 
-/// Orientations from motiond as they arrive, stamped on the helper's clock. When the stream
-/// ends (the daemon went away or could not be reached), it is asked for again after a pause
-/// that doubles from 1 s to at most 30 s and starts over once orientations flow.
+/// Orientations from motiond as they arrive, stamped on the helper's clock, read on a thread of
+/// their own from one subscription to the `orientation` stream. When motiond cannot be reached
+/// or the connection ends (it stopped or restarted), the reason is logged and it is asked again
+/// after a pause that doubles from 1 s to at most 30 s and starts over once subscribed.
+/// Follows for as long as the helper runs.
 enum LiveOrientations {
-    static func feed(from subscribe: @Sendable () -> AsyncStream<DeviceOrientation>, clock: ElapsedClock,
-                     into continuation: AsyncStream<RotationInput>.Continuation) async {
-        var pause = 1.0
-        while !Task.isCancelled {
-            for await orientation in subscribe() {
-                continuation.yield(.orientation(orientation, at: clock.now))
-                pause = 1
+    static func start(socket path: String, clock: ElapsedClock, into continuation: AsyncStream<RotationInput>.Continuation) throws(BackgroundThread.Unavailable) {
+        try BackgroundThread.start {
+            var pause = 1.0
+            while true {
+                do throws(DaemonConnection.Failure) {
+                    let connection = try DaemonConnection(path: path)
+                    try connection.subscribe(.init(id: 1, stream: .orientation))
+                    Log.info("connected to motiond at \(path)")
+                    pause = 1
+                    while true {
+                        if case .event(.orientation(let orientation, _)) = try connection.next() {
+                            continuation.yield(.orientation(orientation, at: clock.now))
+                        }
+                    }
+                } catch {
+                    Log.warning("\(error); asking again in \(Int(pause)) s")
+                }
+                usleep(useconds_t(pause * 1_000_000))
+                pause = min(pause * 2, 30)
             }
-            Log.warning("no orientation from motiond (the stream ended); asking again in \(Int(pause)) s")
-            guard (try? await Task.sleep(for: .seconds(pause))) != nil else { return }
-            pause = min(pause * 2, 30)
         }
     }
 }

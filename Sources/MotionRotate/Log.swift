@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import MotionCore
+import MotionToolSupport
 
 /// Log lines on standard error, which a systemd unit sends to the journal; there each line
 /// carries its syslog priority as a `<N>` prefix (journald reads it; `JOURNAL_STREAM` tells
@@ -11,9 +14,9 @@ enum Log {
 
     private static func write(_ message: String, priority: Int) {
         let line = (toJournal ? "<\(priority)>" : "") + message + "\n"
-        FileHandle.standardError.write(Data(line.utf8))
+        Console.write(line, to: STDERR_FILENO)
     }
 
     /// A time in seconds for log lines, to the millisecond.
-    static func seconds(_ time: Double) -> String { String(format: "%.3f s", time) }
+    static func seconds(_ time: Double) -> String { DecimalText.fixed(time, decimals: 3) + " s" }
 }

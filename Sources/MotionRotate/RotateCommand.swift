@@ -1,6 +1,5 @@
+import FoundationEssentials
 import ArgumentParser
-import Foundation
-import MotionClient
 import MotionProtocol
 
 /// motiond-rotate: turns the display (and touch input) to follow the device orientation that
@@ -108,18 +107,13 @@ public struct RotateCommand: AsyncParsableCommand {
             return
         }
         let clock = ElapsedClock()
-        // The one place orientations come from live; everything downstream is fed by
-        // RotationInput. The manager lives as long as the helper: its streams end with it.
-        let motion = MotionManager(socketPath: socketPath)
-        // Whoever reads the log learns when motiond is away (the manager keeps retrying).
-        let connection = motion.observeConnection(on: OperationQueue()) { error in
-            if let error { Log.warning("\(error); retrying") } else { Log.info("connected to motiond at \(motion.path)") }
+        // The one place orientations come from live; everything downstream is fed by RotationInput.
+        do {
+            try LiveOrientations.start(socket: DaemonSocket.path(socketPath), clock: clock, into: continuation)
+        } catch {
+            Log.warning("cannot follow motiond: no thread to read it on (\(error))")
+            throw ExitCode.failure
         }
-        defer { connection.cancel() }
-        let feed = Task {
-            await LiveOrientations.feed(from: { motion.deviceOrientations() }, clock: clock, into: continuation)
-        }
-        defer { feed.cancel() }
         await RotationLoop.run(&controller, inputs: inputs, continuation: continuation,
                                timing: .live(clock, pollLockFile: lockFile != nil), source: "motiond (\(socketPath ?? "its default socket"))")
     }

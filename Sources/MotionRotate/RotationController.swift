@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MotionCore
 
 /// Applies ``RotationPolicy`` to the helper's inputs and turns the screen through a

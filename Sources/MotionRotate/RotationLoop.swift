@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import Glibc
 
 /// The helper's main loop: feeds a ``RotationController`` from one input stream until the
 /// stream ends, with SIGUSR1 turned into ``RotationInput/toggleHold``. Live, it also wakes the

@@ -1,4 +1,4 @@
-import Foundation
+import MotionToolSupport
 
 /// Turns the screen through a backend: finds the output once (the choice is logged), then runs
 /// the backend's commands in order, or prints them with `--dry-run`. A failure is logged with
@@ -25,7 +25,7 @@ struct Rotator {
             let target = try resolvedOutput()
             for command in try backend.commands(for: rotation, output: target, runner) {
                 if dryRun {
-                    FileHandle.standardOutput.write(Data((ShellWords.quoted(command) + "\n").utf8))
+                    Console.line(ShellWords.quoted(command))
                     continue
                 }
                 let result = runner.run(command)

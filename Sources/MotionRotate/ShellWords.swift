@@ -12,7 +12,7 @@ enum ShellWords {
     /// The words joined by spaces, each single-quoted unless it is plain.
     static func quoted(_ words: [String]) -> String {
         words.map { word in
-            !word.isEmpty && word.allSatisfy(plain.contains) ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+            !word.isEmpty && word.allSatisfy(plain.contains) ? word : "'" + word.replacing("'", with: "'\\''") + "'"
         }.joined(separator: " ")
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import MotionToolSupport
 
 /// sway: `swaymsg output OUTPUT transform normal|90|180|270` (the `wl_output` transform, see
 /// ``ScreenRotation``), then `swaymsg input DEVICE map_to_output OUTPUT` for the touch screen and

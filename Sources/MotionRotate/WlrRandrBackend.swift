@@ -1,4 +1,5 @@
-import Foundation
+import MotionCore
+import MotionToolSupport
 
 /// Any wlroots compositor with the output-management protocol (labwc, river, wayfire, …):
 /// `wlr-randr --output OUTPUT --transform normal|90|180|270` (the `wl_output` transform, see
@@ -19,7 +20,7 @@ struct WlrRandrBackend: DisplayBackend {
         for line in listing.split(separator: "\n") {
             if let first = line.first, !first.isWhitespace, let name = line.split(separator: " ").first {
                 outputs.append(.init(name: String(name), active: false))
-            } else if line.trimmingCharacters(in: .whitespaces) == "Enabled: yes", !outputs.isEmpty {
+            } else if line.trimmingWhitespace(newlines: false) == "Enabled: yes", !outputs.isEmpty {
                 outputs[outputs.count - 1].active = true
             }
         }

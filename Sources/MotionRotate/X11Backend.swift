@@ -1,3 +1,4 @@
+import MotionToolSupport
 /// X11: `xrandr --output OUTPUT --rotate normal|left|inverted|right`, then for each touch device
 /// `xinput set-prop DEVICE "Coordinate Transformation Matrix" …` so touches land where the
 /// turned picture is.

@@ -1,15 +1,32 @@
-import Foundation
+import Glibc
 
 /// Where the command-line tools write: lines on standard output, unbuffered so that a pipe
 /// (`| grep`) sees each as it comes, and `PROGRAM: …` messages on standard error, named after
 /// the program as it was started (`motionctl`, `motiond-bench`).
 public enum Console {
     public static func line(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        write(text + "\n", to: STDOUT_FILENO)
     }
 
     public static func error(_ text: String) {
-        FileHandle.standardError.write(Data("\(program): \(text)\n".utf8))
+        write("\(program): \(text)\n", to: STDERR_FILENO)
+    }
+
+    /// Writes all of `text` to `descriptor` (write(2), retried after a signal and a short
+    /// write); false when the descriptor refuses it (a closed pipe, a full disk).
+    @discardableResult
+    public static func write(_ text: String, to descriptor: Int32) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return false }
+                offset += written
+            }
+            return true
+        }
     }
 
     /// The name the program was started by.

@@ -1,6 +1,5 @@
-import Foundation
+import FoundationEssentials
 import Glibc
-import MotionClient
 import MotionCore
 import MotionProtocol
 

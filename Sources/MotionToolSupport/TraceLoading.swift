@@ -1,6 +1,4 @@
 import ArgumentParser
-import Foundation
-import Glibc
 import MotionCore
 
 /// Reads a trace or fails (exit 1, not a usage error: the command line was right, the file
@@ -10,9 +8,7 @@ public func loadTrace(_ path: String) throws -> TraceReader.Trace {
     do {
         text = try String(contentsOfFile: path, encoding: .utf8)
     } catch {
-        // The system's reason (no such file, permission denied) where there is one.
-        let reason = access(path, R_OK) != 0 ? String(cString: strerror(errno)) : error.localizedDescription
-        Console.error("cannot read \(path): \(reason)")
+        Console.error("cannot read \(path): \(fileErrorReason(error))")
         throw ExitCode.failure
     }
     do {

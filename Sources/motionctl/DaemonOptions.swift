@@ -1,5 +1,4 @@
 import ArgumentParser
-import MotionClient
 import MotionProtocol
 import MotionToolSupport
 

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import MotionCore
 import MotionProtocol
 import MotionToolSupport

@@ -1,5 +1,5 @@
+import FoundationEssentials
 import ArgumentParser
-import Foundation
 import MotionCommandLine
 import MotionCore
 import MotionToolSupport
@@ -56,7 +56,7 @@ struct Plot: ParsableCommand {
             Console.error("\(error)")
             throw ExitCode.failure
         } catch {
-            Console.error("cannot write \(output): \(error.localizedDescription)")
+            Console.error("cannot write \(output): \(fileErrorReason(error))")
             throw ExitCode.failure
         }
     }

@@ -1,5 +1,5 @@
+import FoundationEssentials
 import ArgumentParser
-import Foundation
 import Glibc
 import MotionCore
 import MotionProtocol
@@ -75,7 +75,7 @@ struct Record: ParsableCommand {
             do {
                 try trace.text.write(toFile: file, atomically: true, encoding: .utf8)
             } catch {
-                Console.error("cannot write \(file): \(error.localizedDescription)")
+                Console.error("cannot write \(file): \(fileErrorReason(error))")
                 throw ExitCode.failure
             }
             report(rows: trace.rows, counts: writer.counts, dropped: dropped)

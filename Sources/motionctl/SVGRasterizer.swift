@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
 import Glibc
+import MotionCore
+import MotionToolSupport
 
 /// Turns an SVG document into a PNG with `rsvg-convert` (librsvg; Debian package
 /// librsvg2-bin), the one outside tool `motionctl plot` uses, and only for PNG output.
@@ -26,16 +28,10 @@ enum SVGRasterizer {
         }
         try svg.write(to: input, atomically: false, encoding: .utf8)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--format", "png", "--output", converted.path, input.path]
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "\(tool) failed (exit status \(process.terminationStatus)): \(message.trimmingCharacters(in: .whitespacesAndNewlines))")
+        // A minute: rsvg-convert draws a plot in well under a second.
+        let result = CommandRunner(timeout: 60).run([executable, "--format", "png", "--output", converted.path, input.path])
+        guard result.status == 0 else {
+            throw Failure(description: "\(tool) failed (exit status \(result.status)): \(result.stderr.trimmingWhitespace())")
         }
         guard rename(converted.path, output.path) == 0 else {
             throw Failure(description: "cannot write \(path): \(String(cString: strerror(errno)))")

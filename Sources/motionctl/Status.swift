@@ -1,5 +1,5 @@
+import FoundationEssentials
 import ArgumentParser
-import Foundation
 import MotionCore
 import MotionProtocol
 import MotionToolSupport
@@ -49,7 +49,7 @@ struct Status: ParsableCommand {
     /// The status as aligned `name  value` lines.
     static func text(_ status: DaemonStatus, access: AccessGrant?, socket: String) -> String {
         var lines: [String] = []
-        func add(_ name: String, _ value: String) { lines.append(name.padding(toLength: 15, withPad: " ", startingAt: 0) + value) }
+        func add(_ name: String, _ value: String) { lines.append(name.padding(to: 15) + value) }
         add("daemon", socket + (status.daemon.map { " (\($0))" } ?? ""))
         add("source", status.source)
         add("uptime", duration(status.uptime))
@@ -58,7 +58,7 @@ struct Status: ParsableCommand {
         for kind in SensorKind.allCases {
             let state = status.sensors[kind]
             // A name longer than the column (baseAccelerometer) keeps one space.
-            let name = kind.rawValue.padding(toLength: max(15, kind.rawValue.count + 1), withPad: " ", startingAt: 0)
+            let name = kind.rawValue.padding(to: max(15, kind.rawValue.count + 1))
             lines.append("  " + name + (state.map(sensor) ?? "not reported"))
         }
         add("frames", status.frames.names.isEmpty ? "none" : status.frames.names.joined(separator: ", "))
@@ -92,7 +92,7 @@ struct Status: ParsableCommand {
     private static func duration(_ seconds: Double) -> String {
         guard seconds >= 3600 else { return "\(DecimalText.fixed(seconds, decimals: 1)) s" }
         let minutes = Int(seconds / 60)
-        return "\(minutes / 60) h \(String(format: "%02d", minutes % 60)) min"
+        return "\(minutes / 60) h \(minutes % 60 < 10 ? "0\(minutes % 60)" : "\(minutes % 60)") min"
     }
 
     /// `812 KiB`, `12.4 MiB`.

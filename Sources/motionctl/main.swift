@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import Glibc
 import MotionProtocol
 import MotionRotate
 import MotionToolSupport
@@ -15,7 +15,7 @@ struct MotionCtl: ParsableCommand {
 
     /// Without a subcommand: the usage on standard error, and EX_USAGE.
     func run() throws {
-        FileHandle.standardError.write(Data((Self.helpMessage() + "\n").utf8))
+        Console.write(Self.helpMessage() + "\n", to: STDERR_FILENO)
         throw ExitCode(64)
     }
 }

@@ -34,6 +34,19 @@ struct CommandConventionsTests {
         #expect(benchHelp.status == 0 && benchHelp.stdout.contains("  daemon-bench "), "\(benchHelp.stdout)")
     }
 
+    @Test("motionctl (and so motiond-rotate) links FoundationEssentials, not Foundation: no ICU's 36 MB in the client binary")
+    func clientWithoutInternationalization() async throws {
+        // Debug builds link the Swift libraries dynamically, so what the binary needs is named
+        // in its dynamic section (the release build links the same modules statically).
+        let dynamic = try await Emulation.run(["readelf", "--dynamic", MotionCtlTests.motionctl])
+        #expect(dynamic.status == 0, "\(dynamic.stderr)")
+        let needed = dynamic.stdout.split(separator: "\n").filter { $0.contains("(NEEDED)") }
+        #expect(needed.contains { $0.contains("[libFoundationEssentials.so]") }, "\(needed)")
+        for library in ["libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so"] {
+            #expect(!needed.contains { $0.contains("[\(library)]") }, "motionctl needs \(library)")
+        }
+    }
+
     @Test("the daemon says its version in the hello and in status; motionctl status shows it")
     func daemonVersion() async throws {
         let daemon = try ServedDaemon(["--source", "sim:", "--no-config"])

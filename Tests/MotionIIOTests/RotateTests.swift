@@ -358,7 +358,7 @@ struct RotateTests {
         return trace
     }
 
-    @Test("end to end: motiond replaying a quarter turn, motiond-rotate following it through MotionClient, a real headless sway turned to 270",
+    @Test("end to end: motiond replaying a quarter turn, motiond-rotate following it over the socket, a real headless sway turned to 270",
           .enabled(if: Compositors.haveSway, "needs sway and swaymsg (and setpriv as root)"))
     func swayFollowsDaemon() async throws {
         let dir = try Emulation.temporaryDirectory()
@@ -404,7 +404,29 @@ struct RotateTests {
         let socket = dir.appendingPathComponent("absent.sock").path
         let helper = try RunningProcess([Compositors.motiondRotate, "--socket", socket, "--command", "true"], environment: Compositors.environment())
         defer { helper.forceStop() }
-        #expect(await helper.wait(timeout: 5) { $0.stderr.contains("motiond is unreachable: cannot connect to \(socket)") }, "\(helper.stderr)")
+        #expect(await helper.wait(timeout: 5) { $0.stderr.contains("cannot reach motiond at \(socket): No such file or directory") }, "\(helper.stderr)")
+        #expect(helper.isRunning)
+    }
+
+    @Test("motiond started after the helper, then restarted: the helper connects when it comes, and again after it went")
+    func daemonComesAndGoes() async throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let socket = dir.appendingPathComponent("motiond.sock").path
+        let fakes = try FakeTools()
+        try fakes.add("rotate-hook")
+        let helper = try RunningProcess([Compositors.motiondRotate, "--socket", socket, "--command", "rotate-hook {orientation}"],
+                                        environment: fakes.environment())
+        defer { helper.forceStop() }
+        #expect(await helper.wait(timeout: 5) { $0.stderr.contains("asking again in 1 s") }, "\(helper.stderr)")
+        // The simulated IMU stands up in portrait about 2 s in.
+        var daemon = try RunningProcess([Emulation.motiond, "--source", "sim:", "--socket", socket, "--log-level", "notice"])
+        #expect(await helper.wait(timeout: 15) { $0.stderr.contains("rotating to portrait at") }, "\(helper.stderr)")
+        daemon.terminate()
+        #expect(await helper.wait(timeout: 5) { $0.stderr.contains("motiond closed the connection; asking again") }, "\(helper.stderr)")
+        daemon = try RunningProcess([Emulation.motiond, "--source", "sim:", "--socket", socket, "--log-level", "notice"])
+        defer { daemon.terminate() }
+        #expect(await helper.wait(timeout: 15) { Self.lines($0.stderr, containing: "connected to motiond at \(socket)").count == 2 }, "\(helper.stderr)")
         #expect(helper.isRunning)
     }
 

@@ -482,7 +482,7 @@ else
 fi
 rotated=$(grep -o 'rotating to [A-Za-z]*' /run/rotate.log | awk '{print $3}' | tr '\n' ' ')
 if echo " $rotated" | grep -qE ' portrait .*landscape(Left|Right) .*landscape(Left|Right) .*portrait '; then
-    result rotate-helper PASS "motiond-rotate (MotionClient): $rotated"
+    result rotate-helper PASS "motiond-rotate: $rotated"
 else
     result rotate-helper FAIL "motiond-rotate: '$rotated'; $(head -c 400 /run/rotate.log | tr '\n' '|')"
 fi

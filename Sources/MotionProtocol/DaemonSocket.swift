@@ -1,7 +1,6 @@
 import Glibc
-import MotionProtocol
 
-/// Connecting to motiond's Unix socket: shared by the client library and motionctl.
+/// Connecting to motiond's Unix socket: shared by the client library and the tools.
 public enum DaemonSocket {
     /// The socket to use: `path`, else `$MOTIOND_SOCKET`, else `/run/motiond/motiond.sock`.
     public static func path(_ path: String?) -> String {
