@@ -126,7 +126,7 @@ struct ManualPagesTests {
         }
     }
 
-    @Test("fish completes motionctl's subcommands, stream names and frames; zsh loads its script and defines the completion",
+    @Test("fish and zsh complete motionctl's subcommands, stream names and frames",
           .enabled(if: Compositors.installed("fish") && Compositors.installed("zsh"), "fish and zsh are test dependencies (scripts/install-deps.sh test)"))
     func otherShells() async throws {
         let directory = URL(fileURLWithPath: MotionCtlTests.motionctl).deletingLastPathComponent().path
@@ -138,9 +138,21 @@ struct ManualPagesTests {
             """], environment: environment)
         let words = fish.stdout.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }
         #expect(fish.status == 0 && words == ["monitor", "deviceMotion", "xMagneticNorthZVertical"], "\(fish.stdout) \(fish.stderr)")
-        let zsh = try await Emulation.run(["zsh", "-f", "-c", """
-            autoload -U compinit && compinit -u -D && eval "$(motionctl --generate-completion-script zsh)" && whence -w _motionctl
-            """], environment: environment)
-        #expect(zsh.status == 0 && zsh.stdout.contains("_motionctl: function"), "\(zsh.stdout) \(zsh.stderr)")
+        // zsh completes only in its line editor: an interactive zsh on a pseudo-terminal (zpty)
+        // is typed each query and a tab, with compadd wrapped to print what it is given.
+        let zsh = try await Emulation.run(["timeout", "20", "zsh", "-f", "-c", #"""
+            zmodload zsh/zpty && zpty z zsh -f -i
+            zpty -w z 'PROMPT=; autoload -U compinit && compinit -u -D; eval "$(motionctl --generate-completion-script zsh)"'
+            zpty -w z 'compadd() { if [[ ${@[1,(i)(-|--)]} == *-(O|A|D)\ * ]]; then builtin compadd "$@"; return; fi; local -a hits; builtin compadd -A hits "$@"; print -rl -- "" ${hits/#/candidate:}; }'
+            zpty -w z 'print -r -- ready:$((6*7))' && zpty -r z out '*ready:42*'
+            for query in "$@"; do
+                zpty -wn z "$query"$'\t' && zpty -w z $'\C-u'"print -r -- done:\$((6*7))" && zpty -r z out '*done:42*'
+                words=(); for line in "${(@f)out}"; do [[ $line == candidate:* ]] && words+=(${${line#candidate:}//[$' \r']/}); done
+                print -r -- "${(j: :)words}"
+            done
+            """#, "zsh", "motionctl mon", "motionctl monitor devi", "motionctl get --frame xMag", "motionctl monitor --frame xArb"],
+            environment: environment)
+        #expect(zsh.status == 0 && zsh.stdout.split(separator: "\n") == ["monitor", "deviceMotion", "xMagneticNorthZVertical", "xArbitraryZVertical xArbitraryCorrectedZVertical"],
+                "\(zsh.stdout) \(zsh.stderr)")
     }
 }
