@@ -13,14 +13,16 @@ import MotionProtocol
 struct ConvertibleTests {
     /// The way out of the simulated fold (closed → 100° → flat → lifted → stand → tablet),
     /// 0.6 s a stage, 1.2 s holds, as a trace at 50 Hz with `base_acc_*` columns.
-    static func foldTrace(in directory: URL) throws -> (path: String, stops: [Double]) {
+    static func foldTrace(in directory: URL, lead: Double = 0) throws -> (path: String, stops: [Double]) {
         let steps = Array(SimulatedConvertible.Scenario.fold(turn: 0.6, hold: 1.2).prefix(6))
         var machine = SimulatedConvertible(steps: steps)
         let g = PhysicalConstants.standardGravity
         var text = "t,acc_x,acc_y,acc_z,base_acc_x,base_acc_y,base_acc_z\n"
-        for i in 0..<Int(machine.duration * 50) + 50 {
+        // The machine lies closed for the first `lead` seconds: every client has subscribed
+        // before the lid opens, however slowly this machine starts them.
+        for i in 0..<Int((machine.duration + lead) * 50) + 50 {
             let t = Double(i) / 50
-            let r = machine.readings(at: t)
+            let r = machine.readings(at: max(0, t - lead))
             // SI and the inertial-navigation sign: −G values × g.
             let (d, b) = (r.display * -g, r.base * -g)
             text += "\(t),\(d.x),\(d.y),\(d.z),\(b.x),\(b.y),\(b.z)\n"
@@ -35,7 +37,7 @@ struct ConvertibleTests {
     func foldReplayed() async throws {
         let directory = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (trace, stops) = try Self.foldTrace(in: directory)
+        let (trace, stops) = try Self.foldTrace(in: directory, lead: 3)
         let daemon = try ServedDaemon(["--source", "replay:\(trace)", "--no-config"])
         defer { _ = daemon.stop() }
         let client = try await daemon.connect()
@@ -54,7 +56,7 @@ struct ConvertibleTests {
         // A client whose flat reaches 270° (and is kept 10° beyond): the stand is flat to it.
         let wide = try await daemon.connect()
         try await wide.send(#"{"op":"subscribe","id":1,"stream":"posture","detectors":{"posture":{"flatTo":270,"hysteresis":10}}}"#)
-        let collected = try await SocketClient.collect(from: [client, wide], for: 13)
+        let collected = try await SocketClient.collect(from: [client, wide], for: 16)
         let messages = collected[0]
 
         let hinge = messages.filter { $0["type"] as? String == "hinge" }
