@@ -9,7 +9,7 @@ import MotionToolSupport
 /// after a pause that doubles from 1 s to at most 30 s and starts over once subscribed.
 /// Follows for as long as the helper runs.
 enum LiveOrientations {
-    static func start(socket path: String, clock: ElapsedClock, into continuation: AsyncStream<RotationInput>.Continuation) throws(BackgroundThread.Unavailable) {
+    static func start(socket path: String, clock: ElapsedClock, into inbox: RotationInbox) throws(BackgroundThread.Unavailable) {
         try BackgroundThread.start {
             var pause = 1.0
             while true {
@@ -20,7 +20,7 @@ enum LiveOrientations {
                     pause = 1
                     while true {
                         if case .event(.orientation(let orientation, _)) = try connection.next() {
-                            continuation.yield(.orientation(orientation, at: clock.now))
+                            inbox.post(.orientation(orientation, at: clock.now))
                         }
                     }
                 } catch {

@@ -10,14 +10,10 @@ import MotionToolSupport
 /// The file is read on its own thread as it grows (a pipe or FIFO works); its end settles what
 /// is pending.
 enum ReplayOrientations {
-    static func start(path: String, into continuation: AsyncStream<RotationInput>.Continuation) {
-        @Sendable func finish() {
-            continuation.yield(.end)
-            continuation.finish()
-        }
+    static func start(path: String, into inbox: RotationInbox) {
         do {
             try BackgroundThread.start {
-                defer { finish() }
+                defer { inbox.post(.end) }
                 let fd = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
                 guard fd >= 0 else {
                     Log.warning("cannot open \(path): \(String(cString: strerror(errno)))")
@@ -31,7 +27,7 @@ enum ReplayOrientations {
                     guard !line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) else { return }
                     do {
                         if case .event(.orientation(let orientation, let timestamp))? = try ServerMessage.parse(line: line) {
-                            continuation.yield(.orientation(orientation, at: timestamp))
+                            inbox.post(.orientation(orientation, at: timestamp))
                         }
                     } catch {
                         Log.warning("\(path):\(number): skipped: \(error)")
@@ -55,7 +51,7 @@ enum ReplayOrientations {
             }
         } catch {
             Log.warning("cannot read \(path): no thread to read it on (\(error))")
-            finish()
+            inbox.post(.end)
         }
     }
 }

@@ -1,12 +1,12 @@
-import FoundationEssentials
 import ArgumentParser
+import FoundationEssentials
 import MotionProtocol
 
 /// motiond-rotate: turns the display (and touch input) to follow the device orientation that
 /// motiond reports. Exit status 0, 64 for a usage error (including no graphical session to
 /// detect), 1 when `--apply` could not rotate. The `motionctl` binary runs it when started as
 /// `motiond-rotate` (a link to it).
-public struct RotateCommand: AsyncParsableCommand {
+public struct RotateCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "motiond-rotate",
         abstract: "Rotate the display and touch input to follow the device orientation from motiond.",
@@ -64,22 +64,6 @@ public struct RotateCommand: AsyncParsableCommand {
 
     public init() {}
 
-    /// Parses the command line and runs, exiting as ArgumentParser's `main` does. For the
-    /// binary that starts it (motionctl through its link): there, top-level code would pick the
-    /// synchronous `main()`, which refuses an asynchronous command.
-    public static func start() async {
-        do {
-            var command = try await asyncParseAsRoot()
-            if var asyncCommand = command as? AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            exit(withError: error)
-        }
-    }
-
     public func validate() throws {
         guard debounce.isFinite, debounce >= 0 else { throw ValidationError("--debounce \(debounce): expected seconds ≥ 0") }
         if apply != nil && replay != nil { throw ValidationError("--apply and --replay exclude each other") }
@@ -92,7 +76,7 @@ public struct RotateCommand: AsyncParsableCommand {
         if backend == .command && commandTemplate == nil { throw ValidationError("--backend command needs --command TEMPLATE") }
     }
 
-    public func run() async throws {
+    public func run() throws {
         let display = try makeBackend()
         var rotator = Rotator(backend: display, output: output, dryRun: dryRun)
         if let apply {
@@ -100,22 +84,26 @@ public struct RotateCommand: AsyncParsableCommand {
             return
         }
         var controller = RotationController(policy: RotationPolicy(debounce: debounce), rotator: rotator, lockFile: lockFile)
-        let (inputs, continuation) = AsyncStream.makeStream(of: RotationInput.self)
-        if let replay {
-            ReplayOrientations.start(path: replay, into: continuation)
-            await RotationLoop.run(&controller, inputs: inputs, continuation: continuation, timing: .replay, source: replay == "-" ? "standard input" : replay)
-            return
-        }
-        let clock = ElapsedClock()
-        // The one place orientations come from live; everything downstream is fed by RotationInput.
+        // Swift concurrency is not used: its global executor's thread pool would have
+        // libdispatch wake the helper every second for the life of the process.
+        let inbox = RotationInbox()
         do {
-            try LiveOrientations.start(socket: DaemonSocket.path(socketPath), clock: clock, into: continuation)
+            // First: the threads started below inherit SIGUSR1 blocked.
+            try RotationLoop.forwardHoldSignal(to: inbox)
+            if let replay {
+                ReplayOrientations.start(path: replay, into: inbox)
+                RotationLoop.run(&controller, inbox: inbox, timing: .replay, source: replay == "-" ? "standard input" : replay)
+                return
+            }
+            let clock = ElapsedClock()
+            // The one place orientations come from live; everything downstream is fed by RotationInput.
+            try LiveOrientations.start(socket: DaemonSocket.path(socketPath), clock: clock, into: inbox)
+            RotationLoop.run(&controller, inbox: inbox, timing: .live(clock, pollLockFile: lockFile != nil),
+                             source: "motiond (\(socketPath ?? "its default socket"))")
         } catch {
-            Log.warning("cannot follow motiond: no thread to read it on (\(error))")
+            Log.warning("cannot start: no thread to read on (\(error))")
             throw ExitCode.failure
         }
-        await RotationLoop.run(&controller, inputs: inputs, continuation: continuation,
-                               timing: .live(clock, pollLockFile: lockFile != nil), source: "motiond (\(socketPath ?? "its default socket"))")
     }
 
     /// The chosen or detected backend, the choice logged; a usage error when it cannot work.

@@ -1,5 +1,5 @@
-import FoundationEssentials
 import ArgumentParser
+import FoundationEssentials
 import MotionCommandLine
 import MotionCore
 import MotionToolSupport

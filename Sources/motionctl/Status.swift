@@ -1,5 +1,5 @@
-import FoundationEssentials
 import ArgumentParser
+import FoundationEssentials
 import MotionCore
 import MotionProtocol
 import MotionToolSupport

@@ -22,7 +22,7 @@ struct MotionCtl: ParsableCommand {
 
 // One binary, two commands: started through its `motiond-rotate` link, the rotation helper.
 if Console.program == "motiond-rotate" {
-    await RotateCommand.start()
+    RotateCommand.main()
 } else {
     MotionCtl.main()
 }

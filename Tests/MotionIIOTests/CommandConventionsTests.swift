@@ -139,15 +139,19 @@ struct ManualPagesTests {
         let words = fish.stdout.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }
         #expect(fish.status == 0 && words == ["monitor", "deviceMotion", "xMagneticNorthZVertical"], "\(fish.stdout) \(fish.stderr)")
         // zsh completes only in its line editor: an interactive zsh on a pseudo-terminal (zpty)
-        // is typed each query and a tab, with compadd wrapped to print what it is given.
+        // is typed each query and a tab, with compadd wrapped to print what it is given (every
+        // query here has candidates; one without would end in the timeout).
         let zsh = try await Emulation.run(["timeout", "20", "zsh", "-f", "-c", #"""
             zmodload zsh/zpty && zpty z zsh -f -i
             zpty -w z 'PROMPT=; autoload -U compinit && compinit -u -D; eval "$(motionctl --generate-completion-script zsh)"'
-            zpty -w z 'compadd() { if [[ ${@[1,(i)(-|--)]} == *-(O|A|D)\ * ]]; then builtin compadd "$@"; return; fi; local -a hits; builtin compadd -A hits "$@"; print -rl -- "" ${hits/#/candidate:}; }'
+            zpty -w z 'compadd() { if [[ ${@[1,(i)(-|--)]} == *-(O|A|D)\ * ]]; then builtin compadd "$@"; return; fi; local -a hits; builtin compadd -A hits "$@"; (( $#hits )) && print -rl -- "" ${hits/#/candidate:} end-of-candidates; }'
             zpty -w z 'print -r -- ready:$((6*7))' && zpty -r z out '*ready:42*'
             for query in "$@"; do
-                zpty -wn z "$query"$'\t' && zpty -w z $'\C-u'"print -r -- done:\$((6*7))" && zpty -r z out '*done:42*'
-                words=(); for line in "${(@f)out}"; do [[ $line == candidate:* ]] && words+=(${${line#candidate:}//[$' \r']/}); done
+                # The candidates are awaited before the line is cleared: typed ahead, the rest
+                # could overtake the completion.
+                zpty -wn z "$query"$'\t' && zpty -r z listed '*end-of-candidates*'
+                zpty -w z $'\C-u'"print -r -- done:\$((6*7))" && zpty -r z out '*done:42*'
+                words=(); for line in "${(@f)listed}" "${(@f)out}"; do [[ $line == candidate:* ]] && words+=(${${line#candidate:}//[$' \r']/}); done
                 print -r -- "${(j: :)words}"
             done
             """#, "zsh", "motionctl mon", "motionctl monitor devi", "motionctl get --frame xMag", "motionctl monitor --frame xArb"],

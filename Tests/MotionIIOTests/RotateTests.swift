@@ -397,6 +397,33 @@ struct RotateTests {
         #expect(helper.stderr.contains("connected to motiond at \(socket)"), "\(helper.stderr)")
     }
 
+    @Test("at rest no thread of the helper wakes: it sleeps until motiond sends (Swift concurrency's pool had libdispatch tick every second)")
+    func restIsQuiet() async throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let socket = dir.appendingPathComponent("motiond.sock").path
+        let daemon = try RunningProcess([Emulation.motiond, "--no-config", "--source", "replay:\(try Self.quarterTurn(in: dir, still: 30))",
+                                         "--socket", socket, "--log-level", "notice"])
+        defer { daemon.terminate() }
+        let fakes = try FakeTools()
+        try fakes.add("rotate-hook")
+        let helper = try RunningProcess([Compositors.motiondRotate, "--socket", socket, "--command", "rotate-hook {orientation}"],
+                                        environment: fakes.environment())
+        defer { helper.forceStop() }
+        #expect(await helper.wait(timeout: 15) { $0.stderr.contains("rotating to landscapeLeft") }, "\(helper.stderr)")
+        // The turn is over and has settled; the device lies still for the rest of the trace.
+        try await Task.sleep(for: .seconds(1))
+        let before = ThreadSwitches.of(helper.pid)
+        try await Task.sleep(for: .seconds(4))
+        let after = ThreadSwitches.of(helper.pid)
+        let woke = after.compactMap { tid, thread -> String? in
+            let wakes = thread.count - (before[tid]?.count ?? 0)
+            return wakes <= 1 ? nil : "\(thread.name) (\(tid)): \(wakes)"
+        }
+        #expect(woke.isEmpty, "threads that woke in 4 s at rest: \(woke)")
+        #expect(after.count <= 3, "threads: \(after.values.map(\.name))")
+    }
+
     @Test("motiond away: the helper says so in its log and keeps waiting")
     func daemonAway() async throws {
         let dir = try Emulation.temporaryDirectory()

@@ -77,20 +77,6 @@ extension HotplugTests {
         #expect(try await watcher.next(type: "orientation", timeout: 1)?["orientation"] == nil, "no orientation flapping on the wobble")
     }
 
-    /// Context switches (voluntary and not) of each thread of `pid`, by thread id, with names.
-    static func switches(_ pid: Int32) -> [String: (name: String, count: Int)] {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        var result: [String: (name: String, count: Int)] = [:]
-        for tid in tasks {
-            guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/status", encoding: .utf8) else { continue }
-            let name = (try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
-            let count = status.split(separator: "\n").filter { $0.contains("ctxt_switches:") }
-                .compactMap { Int($0.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") }.reduce(0, +)
-            result[tid] = (name, count)
-        }
-        return result
-    }
-
     @Test("at rest only the reader wakes: no other thread of motiond ticks (a global-queue worker once started libdispatch's workqueue monitor, which woke it every second)")
     func restIsQuiet() async throws {
         let (testbed, daemon, watcher, asker) = try await Self.restDaemon()
@@ -101,9 +87,9 @@ extension HotplugTests {
         // The code pages are given back two rest readings after the switch; then nothing but
         // the reader has anything to do (no client asks anything in the window).
         try await Task.sleep(for: .seconds(2))
-        let before = Self.switches(daemon.process.pid)
+        let before = ThreadSwitches.of(daemon.process.pid)
         try await Task.sleep(for: .seconds(5))
-        let after = Self.switches(daemon.process.pid)
+        let after = ThreadSwitches.of(daemon.process.pid)
         let woke = after.compactMap { tid, thread -> String? in
             let wakes = thread.count - (before[tid]?.count ?? 0)
             return thread.name.hasPrefix("poll.") || wakes <= 1 ? nil : "\(thread.name) (\(tid)): \(wakes)"

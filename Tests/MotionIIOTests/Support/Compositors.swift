@@ -128,10 +128,10 @@ final class VirtualX: Sendable {
     }
 
     deinit {
-        process.forceStop()
-        // A killed X server leaves its socket behind (with -displayfd it takes no lock file);
-        // unlink, as FileManager will not remove a socket.
-        unlink("/tmp/.X11-unix/X\(display.dropFirst())")
+        // SIGTERM: the server removes its own socket. (Killed, it left the socket behind, and
+        // unlinking it afterwards raced a parallel test's Xvfb that had taken the same number
+        // meanwhile: -displayfd takes no lock file.)
+        process.terminate()
     }
 
     static func start() async throws -> VirtualX {
@@ -147,9 +147,8 @@ final class VirtualX: Sendable {
 }
 
 extension RunningProcess {
-    /// SIGKILL, then reaps. For the throwaway servers above: a child started from a Swift
-    /// concurrency thread inherits that thread's blocked signals, SIGTERM among them, so
-    /// `terminate()` would wait out its grace period every time.
+    /// SIGKILL, then reaps: for a throwaway process with nothing to clean up, which need not
+    /// be given `terminate()`'s grace period.
     func forceStop() {
         Glibc.kill(pid, SIGKILL)
         _ = stop()
