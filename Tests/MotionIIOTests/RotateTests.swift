@@ -377,6 +377,16 @@ struct RotateTests {
         #expect(try await sway.state(of: "HEADLESS-1").transform == "270")
     }
 
+    /// motiond-rotate following the motiond at `socket` through its command backend: each
+    /// rotation a call of the fake `rotate-hook ORIENTATION`.
+    static func follow(_ socket: String) throws -> (helper: RunningProcess, fakes: FakeTools) {
+        let fakes = try FakeTools()
+        try fakes.add("rotate-hook")
+        let helper = try RunningProcess([Compositors.motiondRotate, "--socket", socket, "--command", "rotate-hook {orientation}"],
+                                        environment: fakes.environment())
+        return (helper, fakes)
+    }
+
     @Test("live: the orientation from a running motiond (simulated IMU) turns the screen once it has held")
     func liveFromDaemon() async throws {
         let dir = try Emulation.temporaryDirectory()
@@ -384,10 +394,7 @@ struct RotateTests {
         let socket = dir.appendingPathComponent("motiond.sock").path
         let daemon = try RunningProcess([Emulation.motiond, "--source", "sim:", "--socket", socket, "--log-level", "notice"])
         defer { daemon.terminate() }
-        let fakes = try FakeTools()
-        try fakes.add("rotate-hook")
-        let helper = try RunningProcess([Compositors.motiondRotate, "--socket", socket, "--command", "rotate-hook {orientation}"],
-                                        environment: fakes.environment())
+        let (helper, fakes) = try Self.follow(socket)
         defer { helper.forceStop() }
         // The simulated IMU lies face up, then stands up in portrait about 2 s in.
         #expect(await helper.wait(timeout: 15) { $0.stderr.contains("rotating to portrait at") }, "\(helper.stderr)")
@@ -405,10 +412,7 @@ struct RotateTests {
         let daemon = try RunningProcess([Emulation.motiond, "--no-config", "--source", "replay:\(try Self.quarterTurn(in: dir, still: 30))",
                                          "--socket", socket, "--log-level", "notice"])
         defer { daemon.terminate() }
-        let fakes = try FakeTools()
-        try fakes.add("rotate-hook")
-        let helper = try RunningProcess([Compositors.motiondRotate, "--socket", socket, "--command", "rotate-hook {orientation}"],
-                                        environment: fakes.environment())
+        let (helper, fakes) = try Self.follow(socket)
         defer { helper.forceStop() }
         #expect(await helper.wait(timeout: 15) { $0.stderr.contains("rotating to landscapeLeft") }, "\(helper.stderr)")
         // The turn is over and has settled; the device lies still for the rest of the trace.
@@ -422,6 +426,7 @@ struct RotateTests {
         }
         #expect(woke.isEmpty, "threads that woke in 4 s at rest: \(woke)")
         #expect(after.count <= 3, "threads: \(after.values.map(\.name))")
+        #expect(fakes.calls == [["rotate-hook", "portrait"], ["rotate-hook", "landscapeLeft"]])
     }
 
     @Test("motiond away: the helper says so in its log and keeps waiting")
@@ -440,15 +445,13 @@ struct RotateTests {
         let dir = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let socket = dir.appendingPathComponent("motiond.sock").path
-        let fakes = try FakeTools()
-        try fakes.add("rotate-hook")
-        let helper = try RunningProcess([Compositors.motiondRotate, "--socket", socket, "--command", "rotate-hook {orientation}"],
-                                        environment: fakes.environment())
+        let (helper, fakes) = try Self.follow(socket)
         defer { helper.forceStop() }
         #expect(await helper.wait(timeout: 5) { $0.stderr.contains("asking again in 1 s") }, "\(helper.stderr)")
         // The simulated IMU stands up in portrait about 2 s in.
         var daemon = try RunningProcess([Emulation.motiond, "--source", "sim:", "--socket", socket, "--log-level", "notice"])
         #expect(await helper.wait(timeout: 15) { $0.stderr.contains("rotating to portrait at") }, "\(helper.stderr)")
+        #expect(await helper.wait(timeout: 5) { _ in fakes.calls.first == ["rotate-hook", "portrait"] })
         daemon.terminate()
         #expect(await helper.wait(timeout: 5) { $0.stderr.contains("motiond closed the connection; asking again") }, "\(helper.stderr)")
         daemon = try RunningProcess([Emulation.motiond, "--source", "sim:", "--socket", socket, "--log-level", "notice"])
