@@ -1,5 +1,5 @@
-/// Seconds since the helper started, on Swift's `ContinuousClock` (the clock `Task.sleep`
-/// waits on): the time base of live orientations, debounce deadlines and their log lines.
+/// Seconds since the helper started, on Swift's `ContinuousClock`: the time base of live
+/// orientations, debounce deadlines and their log lines.
 struct ElapsedClock: Sendable {
     private let start = ContinuousClock.now
 
