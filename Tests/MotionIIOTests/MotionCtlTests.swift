@@ -115,7 +115,7 @@ struct MotionCtlTests {
         #expect(help.status == 0 && help.stdout.contains("SUBCOMMANDS"))
     }
 
-    @Test("fuse, analyze and plot with a missing or malformed input trace: exit 1 (a failure, not a usage error), naming the file")
+    @Test("fuse, analyze and plot with a missing or malformed input trace, or an output that cannot be written: exit 1 (a failure, not a usage error), naming the file and the system's reason")
     func missingInput() async throws {
         let dir = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -128,7 +128,16 @@ struct MotionCtlTests {
                 let run = try await Emulation.run([Self.motionctl] + command)
                 #expect(run.status == 1, "\(command): exit \(run.status), \(run.stderr)")
                 #expect(run.stderr.contains(input), "\(command): \(run.stderr)")
+                if input == missing {
+                    #expect(run.stderr.contains("cannot read \(missing): No such file or directory"), "\(command): \(run.stderr)")
+                }
             }
         }
+        // Where the output cannot go, the system's reason, as for the input.
+        let trace = dir.appendingPathComponent("still.csv").path
+        try "t,acc_x,acc_y,acc_z\n0,0,0,9.8\n0.01,0,0,9.8\n".write(toFile: trace, atomically: true, encoding: .utf8)
+        let nowhere = dir.appendingPathComponent("no-such-directory/plot.svg").path
+        let plot = try await Emulation.run([Self.motionctl, "plot", trace, "--output", nowhere])
+        #expect(plot.status == 1 && plot.stderr.contains("cannot write \(nowhere): No such file or directory"), "\(plot.stderr)")
     }
 }
