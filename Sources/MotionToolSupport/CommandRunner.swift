@@ -38,10 +38,21 @@ public struct CommandRunner: Sendable {
             close(output[0]); close(errors[0])
             return failure(program, started)
         }
-        let (out, err, timedOut) = drain(output[0], errors[0], pid: pid)
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        var (out, err, timedOut) = drain(output[0], errors[0], pid: pid, until: deadline)
         close(output[0]); close(errors[0])
+        // A command may close its outputs and keep running: it is waited for until the same
+        // deadline, then killed.
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        while true {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid || (reaped < 0 && errno != EINTR) { break }
+            if !timedOut && ContinuousClock.now >= deadline {
+                timedOut = true
+                kill(pid, SIGKILL)
+            }
+            usleep(1000)
+        }
         // The wait status: a signal's number in the low 7 bits, else the exit code above them.
         let signal = status & 0x7f
         let killed = timedOut ? " (commands get \(timeout) s)" : ""
@@ -81,12 +92,13 @@ public struct CommandRunner: Sendable {
     }
 
     /// Reads both pipes until each ends, at once (a command filling one of them cannot block
-    /// on it). At the timeout the command is killed; what it left behind holding the pipes
-    /// open (a background child) gets one more second, then the pipes are given up.
-    private func drain(_ output: Int32, _ errors: Int32, pid: pid_t) -> (out: [UInt8], err: [UInt8], timedOut: Bool) {
+    /// on it). At `deadline` the command is killed; what it left behind holding the pipes open
+    /// (a background child) gets one more second, then the pipes are given up.
+    private func drain(_ output: Int32, _ errors: Int32, pid: pid_t,
+                       until deadline: ContinuousClock.Instant) -> (out: [UInt8], err: [UInt8], timedOut: Bool) {
         var collected: [[UInt8]] = [[], []]
         var descriptors = [pollfd(fd: output, events: Int16(POLLIN), revents: 0), pollfd(fd: errors, events: Int16(POLLIN), revents: 0)]
-        var deadline = ContinuousClock.now + .seconds(timeout)
+        var deadline = deadline
         var timedOut = false
         var buffer = [UInt8](repeating: 0, count: 4096)
         while descriptors.contains(where: { $0.fd >= 0 }) {

@@ -45,6 +45,15 @@ struct CommandRunnerTests {
         #expect(took < .seconds(5), "\(took)")
     }
 
+    @Test("a command that closes its outputs and keeps running is killed at the timeout too")
+    func silentHang() {
+        let started = ContinuousClock.now
+        let result = CommandRunner(timeout: 0.5).run(["sh", "-c", "exec >&- 2>&-; sleep 30"])
+        #expect(result.status == SIGKILL)
+        #expect(result.stderr == "killed by signal 9 (commands get 0.5 s)")
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
     @Test("the command starts with no signal blocked or ignored, whatever the tool does with its own")
     func signals() {
         // motiond-rotate ignores SIGUSR1 (its hold toggle comes through a signal source), and
