@@ -48,7 +48,7 @@ public struct RotateCommand: ParsableCommand {
     @Option(help: ArgumentHelp("How long an orientation must hold before the screen follows (seconds).", valueName: "seconds"))
     var debounce: Double = 0.3
 
-    @Option(name: .customLong("lock-file"), help: ArgumentHelp("Hold rotation while this file exists.", valueName: "path"))
+    @Option(name: .customLong("lock-file"), help: ArgumentHelp("Hold rotation while this file exists (its directory is watched: creating or removing it takes effect at once).", valueName: "path"))
     var lockFile: String?
 
     @Flag(help: "Print the commands instead of running them (queries for the output still run).")
@@ -98,8 +98,8 @@ public struct RotateCommand: ParsableCommand {
             let clock = ElapsedClock()
             // The one place orientations come from live; everything downstream is fed by RotationInput.
             try LiveOrientations.start(socket: DaemonSocket.path(socketPath), clock: clock, into: inbox)
-            RotationLoop.run(&controller, inbox: inbox, timing: .live(clock, pollLockFile: lockFile != nil),
-                             source: "motiond (\(socketPath ?? "its default socket"))")
+            if let lockFile { try LockFileWatch.start(path: lockFile, clock: clock, into: inbox) }
+            RotationLoop.run(&controller, inbox: inbox, timing: .live(clock), source: "motiond (\(socketPath ?? "its default socket"))")
         } catch {
             Log.warning("cannot start: no thread to read on (\(error))")
             throw ExitCode.failure

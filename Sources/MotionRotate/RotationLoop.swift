@@ -3,18 +3,15 @@ import MotionToolSupport
 
 /// The helper's main loop: feeds a ``RotationController`` from its inbox on the calling thread
 /// until a replay's end, with SIGUSR1 turned into ``RotationInput/toggleHold``. Live, it also
-/// wakes the controller at each debounce deadline and, with a lock file, every second to notice
-/// the file come and go; a replay runs on its events' clock alone. Between inputs and deadlines
-/// every thread of the helper sleeps.
+/// wakes the controller at each debounce deadline (the lock file's comings and goings arrive as
+/// ticks from ``LockFileWatch``); a replay runs on its events' clock alone. Between inputs and
+/// deadlines every thread of the helper sleeps.
 enum RotationLoop {
     /// How the loop gets its sense of time.
     enum Timing {
-        case live(ElapsedClock, pollLockFile: Bool)
+        case live(ElapsedClock)
         case replay
     }
-
-    /// How often the lock file is looked at when nothing else happens (seconds).
-    static let lockFilePoll = 1.0
 
     /// Blocks SIGUSR1 in the calling thread, and so in every thread it starts afterwards (they
     /// inherit the mask), and hands each SIGUSR1 to `inbox` from a thread that waits for it
@@ -37,20 +34,11 @@ enum RotationLoop {
 
     static func run(_ controller: inout RotationController, inbox: RotationInbox, timing: Timing, source: String) {
         Log.info("following the device orientation from \(source); SIGUSR1 holds rotation and releases it")
-        var clock: ElapsedClock?
-        var nextPoll: Double?
-        if case .live(let live, let pollLockFile) = timing {
-            clock = live
-            if pollLockFile { nextPoll = live.now + lockFilePoll }
-        }
         while true {
             let input: RotationInput
-            // Live, the first of the debounce deadline and the lock file's poll wakes the loop.
-            if let clock, let wake = [controller.deadline, nextPoll].compactMap({ $0 }).min() {
-                guard let arrived = inbox.next(within: wake - clock.now) else {
-                    let now = max(wake, clock.now)
-                    if wake == nextPoll { nextPoll = now + lockFilePoll }
-                    controller.handle(.tick(at: now))
+            if case .live(let clock) = timing, let deadline = controller.deadline {
+                guard let arrived = inbox.next(within: deadline - clock.now) else {
+                    controller.handle(.tick(at: max(deadline, clock.now)))
                     continue
                 }
                 input = arrived

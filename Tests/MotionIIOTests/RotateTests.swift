@@ -377,12 +377,12 @@ struct RotateTests {
         #expect(try await sway.state(of: "HEADLESS-1").transform == "270")
     }
 
-    /// motiond-rotate following the motiond at `socket` through its command backend: each
-    /// rotation a call of the fake `rotate-hook ORIENTATION`.
-    static func follow(_ socket: String) throws -> (helper: RunningProcess, fakes: FakeTools) {
+    /// motiond-rotate following the motiond at `socket` through its command backend (and
+    /// `options`): each rotation a call of the fake `rotate-hook ORIENTATION`.
+    static func follow(_ socket: String, _ options: [String] = []) throws -> (helper: RunningProcess, fakes: FakeTools) {
         let fakes = try FakeTools()
         try fakes.add("rotate-hook")
-        let helper = try RunningProcess([Compositors.motiondRotate, "--socket", socket, "--command", "rotate-hook {orientation}"],
+        let helper = try RunningProcess([Compositors.motiondRotate, "--socket", socket, "--command", "rotate-hook {orientation}"] + options,
                                         environment: fakes.environment())
         return (helper, fakes)
     }
@@ -404,7 +404,7 @@ struct RotateTests {
         #expect(helper.stderr.contains("connected to motiond at \(socket)"), "\(helper.stderr)")
     }
 
-    @Test("at rest no thread of the helper wakes: it sleeps until motiond sends (Swift concurrency's pool had libdispatch tick every second)")
+    @Test("at rest no thread of the helper wakes, a lock file watched: it sleeps until motiond sends (Swift concurrency's pool had libdispatch tick every second, the lock file was polled)")
     func restIsQuiet() async throws {
         let dir = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -412,7 +412,7 @@ struct RotateTests {
         let daemon = try RunningProcess([Emulation.motiond, "--no-config", "--source", "replay:\(try Self.quarterTurn(in: dir, still: 30))",
                                          "--socket", socket, "--log-level", "notice"])
         defer { daemon.terminate() }
-        let (helper, fakes) = try Self.follow(socket)
+        let (helper, fakes) = try Self.follow(socket, ["--lock-file", dir.appendingPathComponent("rotation.lock").path])
         defer { helper.forceStop() }
         #expect(await helper.wait(timeout: 15) { $0.stderr.contains("rotating to landscapeLeft") }, "\(helper.stderr)")
         // The turn is over and has settled; the device lies still for the rest of the trace.
@@ -425,8 +425,35 @@ struct RotateTests {
             return wakes <= 1 ? nil : "\(thread.name) (\(tid)): \(wakes)"
         }
         #expect(woke.isEmpty, "threads that woke in 4 s at rest: \(woke)")
-        #expect(after.count <= 3, "threads: \(after.values.map(\.name))")
+        // The loop, SIGUSR1's, motiond's and the lock file's.
+        #expect(after.count <= 4, "threads: \(after.values.map(\.name))")
         #expect(fakes.calls == [["rotate-hook", "portrait"], ["rotate-hook", "landscapeLeft"]])
+    }
+
+    @Test("live lock file: watched in its directory, each coming and going seen; a missing directory is looked at every second until it can be watched")
+    func liveLockFile() async throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let socket = dir.appendingPathComponent("motiond.sock").path
+        let daemon = try RunningProcess([Emulation.motiond, "--no-config", "--source", "replay:\(try Self.quarterTurn(in: dir, still: 30))",
+                                         "--socket", socket, "--log-level", "notice"])
+        defer { daemon.terminate() }
+        let locks = dir.appendingPathComponent("locks").path
+        let lock = locks + "/rotation.lock"
+        let (helper, fakes) = try Self.follow(socket, ["--lock-file", lock])
+        defer { helper.forceStop() }
+        #expect(await helper.wait(timeout: 5) { $0.stderr.contains("cannot watch \(locks) for the lock file rotation.lock (No such file or directory): looking every 1 s") },
+                "\(helper.stderr)")
+        #expect(await helper.wait(timeout: 15) { _ in fakes.calls == [["rotate-hook", "portrait"], ["rotate-hook", "landscapeLeft"]] }, "\(helper.stderr)")
+        try FileManager.default.createDirectory(atPath: locks, withIntermediateDirectories: false)
+        #expect(await helper.wait(timeout: 5) { $0.stderr.contains("watching \(locks) for rotation.lock again") }, "\(helper.stderr)")
+        // Watched now (restIsQuiet shows that a watched lock file costs no wake-ups).
+        for round in 0..<2 {
+            _ = FileManager.default.createFile(atPath: lock, contents: nil)
+            #expect(await helper.wait(timeout: 5) { Self.lines($0.stderr, containing: "rotation held: \(lock) exists").count == round + 1 }, "\(helper.stderr)")
+            try FileManager.default.removeItem(atPath: lock)
+            #expect(await helper.wait(timeout: 5) { Self.lines($0.stderr, containing: "\(lock) is gone").count == round + 1 }, "\(helper.stderr)")
+        }
     }
 
     @Test("motiond away: the helper says so in its log and keeps waiting")
