@@ -21,10 +21,8 @@ enum RotationLoop {
         sigemptyset(&hold)
         sigaddset(&hold, SIGUSR1)
         pthread_sigmask(SIG_BLOCK, &hold, nil)
-        try BackgroundThread.start {
-            var hold = sigset_t()
-            sigemptyset(&hold)
-            sigaddset(&hold, SIGUSR1)
+        try BackgroundThread.start { [hold] in
+            var hold = hold
             while true {
                 var signal: Int32 = 0
                 if sigwait(&hold, &signal) == 0 { inbox.post(.toggleHold) }

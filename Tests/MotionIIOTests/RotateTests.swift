@@ -358,15 +358,21 @@ struct RotateTests {
         return trace
     }
 
+    /// motiond on a socket in `dir`, replaying ``quarterTurn(in:still:)`` and then 30 s still.
+    static func turningDaemon(in dir: URL) throws -> (daemon: RunningProcess, socket: String) {
+        let socket = dir.appendingPathComponent("motiond.sock").path
+        let daemon = try RunningProcess([Emulation.motiond, "--no-config", "--source", "replay:\(try quarterTurn(in: dir, still: 30))",
+                                         "--socket", socket, "--log-level", "notice"])
+        return (daemon, socket)
+    }
+
     @Test("end to end: motiond replaying a quarter turn, motiond-rotate following it over the socket, a real headless sway turned to 270",
           .enabled(if: Compositors.haveSway, "needs sway and swaymsg (and setpriv as root)"))
     func swayFollowsDaemon() async throws {
         let dir = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let sway = try await HeadlessSway.start()
-        let socket = dir.appendingPathComponent("motiond.sock").path
-        let daemon = try RunningProcess([Emulation.motiond, "--no-config", "--source", "replay:\(try Self.quarterTurn(in: dir, still: 30))",
-                                         "--socket", socket, "--log-level", "notice"])
+        let (daemon, socket) = try Self.turningDaemon(in: dir)
         defer { daemon.terminate() }
         let helper = try RunningProcess([Compositors.motiondRotate, "--socket", socket],
                                         environment: Compositors.environment(["SWAYSOCK": sway.socket]))
@@ -408,9 +414,7 @@ struct RotateTests {
     func restIsQuiet() async throws {
         let dir = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let socket = dir.appendingPathComponent("motiond.sock").path
-        let daemon = try RunningProcess([Emulation.motiond, "--no-config", "--source", "replay:\(try Self.quarterTurn(in: dir, still: 30))",
-                                         "--socket", socket, "--log-level", "notice"])
+        let (daemon, socket) = try Self.turningDaemon(in: dir)
         defer { daemon.terminate() }
         let (helper, fakes) = try Self.follow(socket, ["--lock-file", dir.appendingPathComponent("rotation.lock").path])
         defer { helper.forceStop() }
@@ -434,9 +438,7 @@ struct RotateTests {
     func liveLockFile() async throws {
         let dir = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let socket = dir.appendingPathComponent("motiond.sock").path
-        let daemon = try RunningProcess([Emulation.motiond, "--no-config", "--source", "replay:\(try Self.quarterTurn(in: dir, still: 30))",
-                                         "--socket", socket, "--log-level", "notice"])
+        let (daemon, socket) = try Self.turningDaemon(in: dir)
         defer { daemon.terminate() }
         let locks = dir.appendingPathComponent("locks").path
         let lock = locks + "/rotation.lock"
