@@ -1,9 +1,9 @@
 import Glibc
 
-/// A detached POSIX thread for work that blocks in read(2) (a pipe, a file that grows, the
-/// daemon's socket), so Swift concurrency's few cooperative threads never wait on it. A plain
-/// thread rather than a Dispatch queue: it sleeps in the kernel between reads and nothing
-/// wakes the process on its behalf.
+/// A detached POSIX thread for work that blocks in read(2) or sigwait (a pipe, a file that
+/// grows, the daemon's socket, a signal). A plain thread rather than a Dispatch queue or a Swift
+/// concurrency task: it sleeps in the kernel between reads, and no worker pool (whose monitor
+/// libdispatch wakes every second) is started on its behalf.
 public enum BackgroundThread {
     /// Why no thread was started: the system's reason (`Resource temporarily unavailable`).
     public struct Unavailable: Error, CustomStringConvertible {

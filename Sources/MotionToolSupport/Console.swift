@@ -13,7 +13,8 @@ public enum Console {
     }
 
     /// Writes all of `text` to `descriptor` (write(2), retried after a signal and a short
-    /// write); false when the descriptor refuses it (a closed pipe, a full disk).
+    /// write); false when the descriptor refuses it (a full disk). A closed pipe ends the
+    /// program with SIGPIPE, as it does other commands (`motionctl monitor | head`).
     @discardableResult
     public static func write(_ text: String, to descriptor: Int32) -> Bool {
         var text = text
