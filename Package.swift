@@ -42,6 +42,8 @@ let package = Package(
         .target(name: "CLibraryOutput"),
         // <linux/uinput.h>: the tablet-mode switch the daemon offers the desktop.
         .target(name: "CUInput"),
+        // posix_spawn's closefrom (a GNU extension): the tools' commands inherit nothing else.
+        .target(name: "CSpawn"),
 
         .target(
             name: "MotionIIO",
@@ -99,7 +101,7 @@ let package = Package(
         .target(
             name: "MotionToolSupport",
             dependencies: [
-                "MotionCore", "MotionProtocol",
+                "CSpawn", "MotionCore", "MotionProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

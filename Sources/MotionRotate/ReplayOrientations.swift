@@ -20,11 +20,12 @@ enum ReplayOrientations {
                     return
                 }
                 defer { if fd != STDIN_FILENO { close(fd) } }
-                var pending: [UInt8] = []
+                // Lines of any length: a file is not a peer to guard against.
+                var framer = LineFramer(limit: .max)
                 var number = 0
                 func take(_ line: ArraySlice<UInt8>) {
                     number += 1
-                    guard !line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) else { return }
+                    guard !line.allSatisfy({ $0 == UInt8(ascii: " ") }) else { return }
                     do {
                         if case .event(.orientation(let orientation, let timestamp))? = try ServerMessage.parse(line: line) {
                             inbox.post(.orientation(orientation, at: timestamp))
@@ -38,16 +39,11 @@ enum ReplayOrientations {
                     let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
                     if count < 0 && errno == EINTR { continue }
                     if count < 0 { Log.warning("cannot read \(path): \(String(cString: strerror(errno)))") }
+                    // The end ends the last line too, terminated or not.
+                    if count > 0 { framer.append(chunk[0..<count]) } else if framer.buffered > 0 { framer.append([UInt8(ascii: "\n")]) }
+                    while let line = try? framer.nextLine() { take(line) }
                     guard count > 0 else { break }
-                    pending += chunk[0..<count]
-                    var start = 0
-                    while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
-                        take(pending[start..<newline])
-                        start = newline + 1
-                    }
-                    pending.removeFirst(start)
                 }
-                if !pending.isEmpty { take(pending[...]) }
             }
         } catch {
             Log.warning("cannot read \(path): no thread to read it on (\(error))")

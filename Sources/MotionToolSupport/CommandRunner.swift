@@ -1,3 +1,4 @@
+import CSpawn
 import Glibc
 
 /// What a finished command printed and how it ended.
@@ -10,7 +11,7 @@ public struct CommandResult: Sendable {
 }
 
 /// Runs one command to completion with posix_spawnp(3), its program looked up on `PATH`,
-/// standard input from /dev/null and both outputs captured. Arguments go to the program as
+/// standard input from /dev/null, both outputs captured and no other descriptor inherited. Arguments go to the program as
 /// they are: nothing passes through a shell. The child starts with no signal blocked and
 /// every signal at its default action (the helper ignores SIGUSR1; its commands must not).
 public struct CommandRunner: Sendable {
@@ -62,7 +63,8 @@ public struct CommandRunner: Sendable {
     }
 
     /// A pipe whose ends close on exec (the child gets its copies by dup2); false with errno set.
-    /// (pipe2 is a GNU extension the Glibc module does not show; the tools spawn from one thread.)
+    /// (pipe2 is a GNU extension the Glibc module does not show. Between pipe and fcntl a command
+    /// spawned here from another thread would still close them: it keeps descriptors 0–2 only.)
     private static func pipe(_ ends: inout [Int32]) -> Bool {
         guard Glibc.pipe(&ends) == 0 else { return false }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
@@ -77,6 +79,10 @@ public struct CommandRunner: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, stdout, 1)
         posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+        // Nothing else of ours: a descriptor opened without close-on-exec (by a library, or
+        // another thread between open and fcntl) must not live on in the command, or in what
+        // it leaves running.
+        motiond_spawn_close_from(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -110,8 +116,7 @@ public struct CommandRunner: Sendable {
                 deadline = ContinuousClock.now + .seconds(1)
                 continue
             }
-            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
-            let ready = poll(&descriptors, 2, milliseconds)
+            let ready = poll(&descriptors, 2, left.pollTimeout)
             if ready < 0 && errno != EINTR { break }
             guard ready > 0 else { continue }
             for index in descriptors.indices where descriptors[index].fd >= 0 && descriptors[index].revents != 0 {

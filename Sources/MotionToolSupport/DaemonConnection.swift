@@ -158,11 +158,10 @@ public final class DaemonConnection {
                 }
             }
             if let deadline {
-                let (seconds, attoseconds) = ContinuousClock.now.duration(to: deadline).components
-                guard seconds > 0 || (seconds == 0 && attoseconds > 0) else { return nil }
-                // Rounded up to whole milliseconds, so a wake-up is never early.
+                let left = ContinuousClock.now.duration(to: deadline)
+                guard left > .zero else { return nil }
                 var readable = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                let ready = poll(&readable, 1, Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1))
+                let ready = poll(&readable, 1, left.pollTimeout)
                 if ready < 0 && errno != EINTR { throw .closed }
                 if ready <= 0 { continue }
             }

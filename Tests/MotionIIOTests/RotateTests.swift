@@ -424,10 +424,7 @@ struct RotateTests {
         let before = ThreadSwitches.of(helper.pid)
         try await Task.sleep(for: .seconds(4))
         let after = ThreadSwitches.of(helper.pid)
-        let woke = after.compactMap { tid, thread -> String? in
-            let wakes = thread.count - (before[tid]?.count ?? 0)
-            return wakes <= 1 ? nil : "\(thread.name) (\(tid)): \(wakes)"
-        }
+        let woke = ThreadSwitches.wokeMoreThanOnce(before, after)
         #expect(woke.isEmpty, "threads that woke in 4 s at rest: \(woke)")
         // The loop, SIGUSR1's, motiond's and the lock file's.
         #expect(after.count <= 4, "threads: \(after.values.map(\.name))")

@@ -90,10 +90,7 @@ extension HotplugTests {
         let before = ThreadSwitches.of(daemon.process.pid)
         try await Task.sleep(for: .seconds(5))
         let after = ThreadSwitches.of(daemon.process.pid)
-        let woke = after.compactMap { tid, thread -> String? in
-            let wakes = thread.count - (before[tid]?.count ?? 0)
-            return thread.name.hasPrefix("poll.") || wakes <= 1 ? nil : "\(thread.name) (\(tid)): \(wakes)"
-        }
+        let woke = ThreadSwitches.wokeMoreThanOnce(before, after) { $0.hasPrefix("poll.") }
         let reader = after.values.filter { $0.name.hasPrefix("poll.") }.map(\.count).reduce(0, +)
             - before.values.filter { $0.name.hasPrefix("poll.") }.map(\.count).reduce(0, +)
         #expect(woke.isEmpty, "threads that woke in 5 s at rest: \(woke)")

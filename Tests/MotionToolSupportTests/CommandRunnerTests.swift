@@ -24,6 +24,17 @@ struct CommandRunnerTests {
         #expect(result.stderr.utf8.count == 1 << 20 && result.stderr.utf8.allSatisfy { $0 == UInt8(ascii: "e") })
     }
 
+    @Test("the command inherits standard input, output and error only, even a descriptor opened without close-on-exec")
+    func onlyStandardDescriptors() {
+        let leaked = open("/dev/null", O_RDONLY)  // no O_CLOEXEC
+        defer { close(leaked) }
+        #expect(leaked > 2)
+        let result = CommandRunner().run(["ls", "/proc/self/fd"])
+        #expect(result.status == 0)
+        // ls's own directory descriptor shows too (3, its first free number).
+        #expect(result.stdout.split(separator: "\n").filter { Int($0)! > 3 } == [], "\(result.stdout)")
+    }
+
     @Test("a program not on PATH is exit 127 with the system's reason; nothing reads standard input")
     func notFound() {
         let missing = CommandRunner().run(["motiond-no-such-program", "x"])

@@ -15,4 +15,14 @@ enum ThreadSwitches {
         }
         return result
     }
+
+    /// Threads of two readings (`before`, `after`) that woke more than once in between, as
+    /// `name (tid): wake-ups`; threads `except` names are left out.
+    static func wokeMoreThanOnce(_ before: [String: (name: String, count: Int)], _ after: [String: (name: String, count: Int)],
+                                 except: (String) -> Bool = { _ in false }) -> [String] {
+        after.compactMap { tid, thread -> String? in
+            let wakes = thread.count - (before[tid]?.count ?? 0)
+            return except(thread.name) || wakes <= 1 ? nil : "\(thread.name) (\(tid)): \(wakes)"
+        }
+    }
 }
