@@ -9,7 +9,7 @@ struct Batch: Sendable {
     let latency: Double
     /// What each value tells the client's send queue: how many of its stream to keep.
     let queueCapacity: Int
-    private var held: [OutgoingMessage] = []
+    private var held: [Addressed] = []
     /// Sample time of the oldest value held.
     private var oldest = Double.infinity
 
@@ -39,14 +39,14 @@ struct Batch: Sendable {
     }
 
     /// Holds `message`, a value of sample time `t`; returns when the batch is due.
-    mutating func hold(_ message: OutgoingMessage, at t: Double) -> Double {
+    mutating func hold(_ message: Addressed, at t: Double) -> Double {
         if held.isEmpty { oldest = t }
         held.append(message)
         return due
     }
 
     /// The values held, oldest first, marked for the send queue as batched.
-    var released: [OutgoingMessage] {
+    var released: [Addressed] {
         held.map { $0.batched(capacity: queueCapacity) }
     }
 }

@@ -17,11 +17,10 @@ import MotionSync
 /// With `[dbus] sensor-proxy` it also serves iio-sensor-proxy's D-Bus API
 /// (``SensorProxyBridge``), switched on and off by reloads.
 ///
-/// `@unchecked Sendable`: `server`, `printer` and `signals` are set once in ``run()`` before
-/// anything runs concurrently; `ending` and `running` are confined to the `lifecycle` queue
-/// (signals, `--count`, `--duration` and reloads all end up there). `make check-tsan` runs the
-/// daemon's tests (signals, reloads, counts) under ThreadSanitizer.
-public final class Daemon: @unchecked Sendable {
+/// Sendable, checked: the mutable state (``Running``) is behind a `Lock`, used on the
+/// `lifecycle` queue (signals, `--count`, `--duration` and reloads all end up there) and, for
+/// the printer, once from the pipeline's queue at the end of a replay.
+public final class Daemon: Sendable {
     /// What the daemon prints on standard output itself (besides serving the socket).
     public enum Printing: Sendable {
         case nothing
@@ -69,21 +68,24 @@ public final class Daemon: @unchecked Sendable {
     private let options: Options
     private let logger: Logger
     private let pipeline: Pipeline
-    private var server: SocketServer?
-    private var printer: Printer?
-    /// The D-Bus face while `[dbus] sensor-proxy` is on: set on `lifecycle`, read by the
-    /// pipeline's outbox.
-    private let sensorProxy = Lock<SensorProxyBridge?>(nil)
-    private let tabletMode = Lock<TabletModeBridge?>(nil)
-    /// The `[convertible]` settings the running tablet-mode switch follows.
-    private var tabletModeSettings: DaemonConfiguration.Convertible?
-    private var signals: [DispatchSourceSignal] = []
+    private let server: SocketServer?
     /// Serialises the ending and reloads (signals, count, duration may race).
     private let lifecycle = DispatchQueue(label: "motiond.lifecycle")
-    private var ending = false
     private let notifier = SystemdNotifier()
-    /// The configuration in force (confined to `lifecycle` once running).
-    private var running: DaemonConfiguration
+    private let state: Lock<Running>
+
+    /// What changes while the daemon runs.
+    private struct Running {
+        /// The configuration in force.
+        var configuration: DaemonConfiguration
+        var printer: Printer?
+        /// The D-Bus face while `[dbus] sensor-proxy` is on.
+        var sensorProxy: SensorProxyBridge?
+        var tabletMode: TabletModeBridge?
+        /// The `[convertible]` settings the running tablet-mode switch follows.
+        var tabletModeSettings: DaemonConfiguration.Convertible?
+        var ending = false
+    }
 
     /// `engine`: the motion engine's configuration, worked out from `options.configuration`
     /// by the caller (who reports a magnetic model that does not cover the date).
@@ -91,12 +93,16 @@ public final class Daemon: @unchecked Sendable {
         self.source = source
         self.options = options
         self.logger = logger
-        running = options.configuration
-        let state = options.configuration.state
-        let store = options.persistState ? EngineStateStore(path: state.path, minimumInterval: state.saveInterval, logger: logger) : nil
-        pipeline = Pipeline(source: source, engine: MotionEngine(configuration: engine, restoring: store?.load(for: engine)),
-                            detectors: running.detectors, allowed: running.sensors, restInterval: running.restInterval,
-                            store: store, logger: logger)
+        let running = options.configuration
+        state = Lock(Running(configuration: running))
+        let store = options.persistState ? EngineStateStore(path: running.state.path, minimumInterval: running.state.saveInterval, logger: logger) : nil
+        let pipeline = Pipeline(source: source, engine: MotionEngine(configuration: engine, restoring: store?.load(for: engine)),
+                                detectors: running.detectors, allowed: running.sensors, restInterval: running.restInterval,
+                                store: store, logger: logger)
+        self.pipeline = pipeline
+        server = options.serveSocket
+            ? SocketServer(socket: running.socket, policy: AccessPolicy(running.access, pollPeriod: running.pollPeriod), pipeline: pipeline, logger: logger)
+            : nil
     }
 
     /// Runs until a signal, `--count` or `--duration` ends the process.
@@ -105,6 +111,7 @@ public final class Daemon: @unchecked Sendable {
         // A closed output pipe or client socket is an error to handle, not a reason to die
         // before the buffers are disabled.
         signal(SIGPIPE, SIG_IGN)
+        var signals: [DispatchSourceSignal] = []
         for number in [SIGINT, SIGTERM, SIGHUP] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: lifecycle)
@@ -114,57 +121,15 @@ public final class Daemon: @unchecked Sendable {
             source.resume()
             signals.append(source)
         }
-
-        var local: [Subscription] = []
-        let sensors = running.sensors, detectors = running.detectors
-        switch options.printing {
-        case .nothing:
-            break
-        case .samples(let json):
-            printer = Printer(json: json, count: options.count, countedLines: "samples") { [unowned self] why in finish(why) }
-            // The three-axis sensors' samples, a convertible's base accelerometer among them
-            // (light and proximity: `motionctl monitor light`).
-            local = SensorKind.allCases.filter { $0.isMotion && sensors.contains($0) }.map {
-                Subscription(local: StreamName($0), frame: nil, period: options.printPeriod, detectors: detectors)
-            }
-            local.append(Subscription(local: .availability, frame: nil, period: options.printPeriod, detectors: detectors))
-        case .motion(let frame, let json):
-            printer = Printer(json: json, count: options.count, countedLines: "device motion lines") { [unowned self] why in finish(why) }
-            local = [Subscription(local: .deviceMotion, frame: frame, period: options.printPeriod, detectors: detectors)]
-        }
-        pipeline.subscribeLocally(local)
+        let printer = makePrinter()
+        state.withLock { $0.printer = printer?.printer }
+        if let printer { pipeline.attach(printer.printer, as: .printer, subscriptions: printer.subscriptions) }
 
         // The source starts first: its first availability reports are queued on the pipeline
         // before any client can connect, so every hello already names the sensors.
-        let server = options.serveSocket
-            ? SocketServer(socket: running.socket, policy: AccessPolicy(running.access, pollPeriod: running.pollPeriod), pipeline: pipeline, logger: logger) : nil
-        self.server = server
-        let printer = self.printer
-        let sensorProxy = self.sensorProxy
-        let tabletMode = self.tabletMode
+        let server = self.server
         do {
-            try pipeline.start { batch in
-                // The daemon's own subscribers (its printing, the D-Bus face) take theirs; the
-                // rest is the socket clients'.
-                var clients = batch
-                if batch.contains(where: { $0.client == .local || $0.client == .sensorProxy || $0.client == .tabletMode }) {
-                    var printed: [OutgoingMessage] = [], proxied: [ServerMessage] = [], switched: [ServerMessage] = []
-                    clients = []
-                    for item in batch {
-                        switch item.client {
-                        case .local: printed.append(item.message)
-                        case .sensorProxy: proxied.append(item.message.message)
-                        case .tabletMode: switched.append(item.message.message)
-                        default: clients.append(item)
-                        }
-                    }
-                    if let printer, !printed.isEmpty { printer.print(printed) }
-                    if !proxied.isEmpty { sensorProxy.withLock { $0 }?.deliver(proxied) }
-                    if !switched.isEmpty { tabletMode.withLock { $0 }?.deliver(switched) }
-                    if clients.isEmpty { return }
-                }
-                server?.deliver(clients)
-            }
+            try pipeline.start(clients: { server?.clientCount ?? 0 }) { batch in server?.deliver(batch) }
         } catch {
             logger.error("\(error)")
             exit(1)
@@ -180,23 +145,45 @@ public final class Daemon: @unchecked Sendable {
             applySensorProxy()
             applyTabletMode()
         }
-        pipeline.startHousekeeping(notifier: notifier) { server?.clientCount ?? 0 }
-        notifier.ready(status: pipeline.currentStatusLine(clients: 0))
+        pipeline.startHousekeeping(notifier: notifier)
+        notifier.ready(status: pipeline.currentStatusLine())
         // Starting is over: its code need not stay resident (a tenth of a second later, so the
         // first client's requests find the common paths already faulted back).
         lifecycle.asyncAfter(deadline: .now() + 0.1) { CodePages.release() }
         if let duration = options.duration {
             lifecycle.asyncAfter(deadline: .now() + duration) { [unowned self] in finish("--duration elapsed") }
         }
-        dispatchMain()
+        // The signal sources live as long as the process.
+        withExtendedLifetime(signals) { dispatchMain() }
+    }
+
+    /// The daemon's own printing (`--print-samples`, `--print-motion`) and what it subscribes
+    /// to; nil when it prints nothing.
+    private func makePrinter() -> (printer: Printer, subscriptions: [Subscription])? {
+        let sensors = options.configuration.sensors, detectors = options.configuration.detectors
+        let end: @Sendable (String) -> Void = { [unowned self] why in finish(why) }
+        switch options.printing {
+        case .nothing:
+            return nil
+        case .samples(let json):
+            // The three-axis sensors' samples, a convertible's base accelerometer among them
+            // (light and proximity: `motionctl monitor light`), and their availability.
+            let streams = SensorKind.allCases.filter { $0.isMotion && sensors.contains($0) }.map(StreamName.init) + [.availability]
+            return (Printer(json: json, count: options.count, countedLines: "samples", finish: end),
+                    streams.map { Subscription(local: $0, frame: nil, period: options.printPeriod, detectors: detectors) })
+        case .motion(let frame, let json):
+            return (Printer(json: json, count: options.count, countedLines: "device motion lines", finish: end),
+                    [Subscription(local: .deviceMotion, frame: frame, period: options.printPeriod, detectors: detectors)])
+        }
     }
 
     /// SIGHUP (`systemctl reload`): reads the configuration again. A file that cannot be used
     /// changes nothing (the error says why); otherwise the settings a running daemon can change
-    /// take effect at once and the log names any that wait for a restart.
+    /// take effect at once and the log names any that wait for a restart. On `lifecycle`.
     private func reload() {
+        lifecycle.assertOnQueue()
         notifier.reloading()
-        defer { notifier.ready(status: pipeline.currentStatusLine(clients: server?.clientCount ?? 0)) }
+        defer { notifier.ready(status: pipeline.currentStatusLine()) }
         guard let reread = options.reread else {
             logger.notice("reload requested (SIGHUP): no configuration file in use (--no-config), nothing to reload")
             return
@@ -204,13 +191,14 @@ public final class Daemon: @unchecked Sendable {
         let reload: ConfigurationReload
         let engine: MotionEngine.Configuration
         do {
-            reload = ConfigurationReload(running: running, new: try reread())
+            reload = ConfigurationReload(running: state.withLock { $0.configuration }, new: try reread())
             engine = try reload.applied.engineConfiguration(on: options.modelDate ?? Date())
         } catch {
             logger.error("configuration not reloaded, the one in use stays: \(error)")
             return
         }
-        running = reload.applied
+        let running = reload.applied
+        state.withLock { $0.configuration = running }
         pipeline.reconfigure(engine: engine, detectors: running.detectors, restInterval: running.restInterval)
         server?.reconfigure(socket: running.socket, policy: AccessPolicy(running.access, pollPeriod: running.pollPeriod))
         applySensorProxy()
@@ -222,16 +210,17 @@ public final class Daemon: @unchecked Sendable {
         }
     }
 
-    /// Starts or stops the D-Bus face as `[dbus] sensor-proxy` now says. On `lifecycle`.
+    /// Starts or stops the D-Bus face as `[dbus] sensor-proxy` now says. On `lifecycle` (the
+    /// bridge is started and stopped outside the lock: both wait for the pipeline's queue).
     private func applySensorProxy() {
-        let wanted = running.dbus.sensorProxy
-        let current = sensorProxy.withLock { $0 }
+        lifecycle.assertOnQueue()
+        let (wanted, current) = state.withLock { ($0.configuration.dbus.sensorProxy, $0.sensorProxy) }
         if wanted, current == nil {
             let bridge = SensorProxyBridge(pipeline: pipeline, logger: logger)
-            sensorProxy.withLock { $0 = bridge }
+            state.withLock { $0.sensorProxy = bridge }
             bridge.start()
         } else if !wanted, let current {
-            sensorProxy.withLock { $0 = nil }
+            state.withLock { $0.sensorProxy = nil }
             current.stop()
             logger.notice("net.hadess.SensorProxy given up: [dbus] sensor-proxy is off")
         }
@@ -241,9 +230,16 @@ public final class Daemon: @unchecked Sendable {
     /// only on a machine without a switch of its own); unchanged settings leave it be. On
     /// `lifecycle`.
     private func applyTabletMode() {
-        let settings = running.convertible
-        guard settings != tabletModeSettings else { return }
-        tabletModeSettings = settings
+        lifecycle.assertOnQueue()
+        let change = state.withLock { state -> (settings: DaemonConfiguration.Convertible, current: TabletModeBridge?)? in
+            let settings = state.configuration.convertible
+            guard settings != state.tabletModeSettings else { return nil }
+            state.tabletModeSettings = settings
+            defer { state.tabletMode = nil }
+            return (settings, state.tabletMode)
+        }
+        guard let (settings, current) = change else { return }
+        current?.stop()
         var wanted = settings.tabletModeSwitch != .off && options.serveSocket
         if wanted, settings.tabletModeSwitch == .auto {
             let own = TabletModeSwitches.native()
@@ -252,12 +248,9 @@ public final class Daemon: @unchecked Sendable {
                 logger.info("the machine has a tablet-mode switch of its own (\(own.joined(separator: ", "))): motiond offers none ([convertible] tablet-mode-switch = \"auto\")")
             }
         }
-        let current = tabletMode.withLock { $0 }
-        current?.stop()
-        tabletMode.withLock { $0 = nil }
         guard wanted else { return }
         let bridge = TabletModeBridge(pipeline: pipeline, postures: settings.tabletModePostures, logger: logger)
-        tabletMode.withLock { $0 = bridge }
+        state.withLock { $0.tabletMode = bridge }
         bridge.start()
     }
 
@@ -266,7 +259,7 @@ public final class Daemon: @unchecked Sendable {
     /// waited for); a daemon serving clients keeps running. Call on the pipeline's queue (as
     /// source events are delivered) after the source's last samples, so they are printed first.
     public func sourceEnded(_ why: String) {
-        guard let printer, !options.serveSocket else { return }
+        guard let printer = state.withLock({ $0.printer }), !options.serveSocket else { return }
         // Called after the last samples were handled, whose output went to the printer then.
         lifecycle.async { [self] in
             printer.drain()
@@ -277,14 +270,18 @@ public final class Daemon: @unchecked Sendable {
     /// Stops everything in order and exits 0.
     private func finish(_ why: String) {
         lifecycle.async { [self] in
-            guard !ending else { return }
-            ending = true
+            let running = state.withLock { state -> Running? in
+                guard !state.ending else { return nil }
+                state.ending = true
+                return state
+            }
+            guard let running else { return }
             logger.info("stopping: \(why)")
             notifier.stopping(why)
-            sensorProxy.withLock { $0 }?.stop()
-            tabletMode.withLock { $0 }?.stop()
+            running.sensorProxy?.stop()
+            running.tabletMode?.stop()
             pipeline.stop()
-            printer?.drain()
+            running.printer?.drain()
             server?.stop(reason: "motiond is stopping (\(why))")
             exit(0)
         }

@@ -48,7 +48,9 @@ struct OutgoingMessage: Sendable {
         return OutgoingMessage(message: message, bytes: bytes, delivery: .batched(stream, capacity: capacity))
     }
 
-    private static func delivery(of message: ServerMessage) -> Delivery {
+    /// The class a message's type implies: what a full send queue may do with it, and what the
+    /// daemon's printing counts as a sample line.
+    static func delivery(of message: ServerMessage) -> Delivery {
         switch message {
         case .reply: return .reply
         case .availability(let kind, _): return .state(key: "availability.\(kind.rawValue)")
@@ -63,30 +65,4 @@ struct OutgoingMessage: Sendable {
         case .sample, .deviceMotion, .heading, .hinge: return .sample(message.stream!)
         }
     }
-}
-
-/// One connection, as the pipeline knows it: a number, unique for the daemon's lifetime.
-struct ClientID: Hashable, Sendable, Comparable, CustomStringConvertible {
-    let raw: UInt64
-    /// The daemon's own printing (`--print-samples`, `--print-motion`), a subscriber like any.
-    static let local = ClientID(raw: 0)
-    /// The D-Bus face (``SensorProxyBridge``), another subscriber of the daemon's own.
-    static let sensorProxy = ClientID(raw: .max)
-    /// The tablet-mode switch (``TabletModeBridge``), one more.
-    static let tabletMode = ClientID(raw: .max - 1)
-    static func < (a: Self, b: Self) -> Bool { a.raw < b.raw }
-    var description: String {
-        switch self {
-        case .local: return "local output"
-        case .sensorProxy: return "the D-Bus face"
-        case .tabletMode: return "the tablet-mode switch"
-        default: return "client \(raw)"
-        }
-    }
-}
-
-/// A message for one client.
-struct Addressed: Sendable {
-    let client: ClientID
-    let message: OutgoingMessage
 }

@@ -8,7 +8,7 @@ import MotionSync
 /// output, one line per message: JSON lines in the protocol's shapes or text for people. It
 /// writes on its own queue, so a slow terminal never holds up the pipeline. After `count`
 /// sample lines (availability lines do not count) or a closed output it calls `finish` once.
-final class Printer: Sendable {
+final class Printer: LocalSubscriber {
     private let json: Bool
     private let count: Int?
     private let countedLines: String
@@ -25,16 +25,17 @@ final class Printer: Sendable {
         self.finish = finish
     }
 
-    func print(_ messages: [OutgoingMessage]) {
+    /// The pipeline's messages (on its queue): written on the printer's own queue, encoded there.
+    func deliver(_ messages: [ServerMessage]) {
         queue.async { [self] in
             for message in messages where !progress.withLock({ $0.done }) {
-                let line = json ? String(decoding: message.bytes, as: UTF8.self) : message.message.text.map { $0 + "\n" }
+                let line = json ? message.line + "\n" : message.text.map { $0 + "\n" }
                 guard let line else { continue }
                 guard Self.writeStandardOutput(line) else {
                     end("standard output closed")
                     return
                 }
-                guard case .sample = message.delivery else { continue }
+                guard case .sample = OutgoingMessage.delivery(of: message) else { continue }
                 let printed = progress.withLock { progress in
                     progress.printed += 1
                     return progress.printed

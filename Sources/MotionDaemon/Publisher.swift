@@ -1,17 +1,19 @@
 import MotionCore
 import MotionProtocol
 
-/// The subscriptions of every client and what each receives (R10, R12): per-subscription
+/// The subscriptions of every recipient (socket clients, the daemon's own subscribers) and what
+/// each receives: per-subscription
 /// decimation to the requested interval, device motion per frame and anchor, headings per
 /// edge and filter, and events from detectors run once per distinct set of detector
 /// parameters. Each message is encoded once, however many clients get it. Subscriptions with a
 /// `latency` get their values in batches (``Batch``): held here, and handed on together when
 /// the oldest is `latency` old by sample time, when the subscription is replaced or ends, or
-/// when a sensor it needs becomes unavailable. Lives on the pipeline queue; pure apart from
-/// that (time comes from samples).
+/// when a sensor it needs becomes unavailable (``Batches``). A message is encoded only when a
+/// socket client gets it (``Parcel``). Lives on the pipeline queue; pure apart from that (time
+/// comes from samples).
 struct Publisher: Sendable {
-    /// Subscriptions by stream, then client (at most one per client and stream).
-    private(set) var subscriptions: [StreamName: [ClientID: Subscription]] = [:]
+    /// Subscriptions by stream, then recipient (at most one per recipient and stream).
+    private(set) var subscriptions: [StreamName: [Recipient: Subscription]] = [:]
     /// Running detectors per parameter set; the daemon's own set always runs.
     private var detectors: [DetectorConfiguration: MotionEventDetectors]
     private(set) var defaultDetectors: DetectorConfiguration
@@ -21,9 +23,7 @@ struct Publisher: Sendable {
     /// options).
     private(set) var proximity = ProximityDetector()
     /// What batching subscriptions hold, while they hold anything.
-    private var batches: [BatchKey: Batch] = [:]
-    /// The earliest time a batch may be due (infinity: none held; may be early, never late).
-    private var nextDue = Double.infinity
+    private var batches = Batches()
 
     init(detectors: DetectorConfiguration) {
         defaultDetectors = detectors
@@ -34,7 +34,7 @@ struct Publisher: Sendable {
 
     /// Adds (or replaces) a subscription. Frames the engine cannot serve are refused. What the
     /// replaced subscription held goes to `out` first.
-    mutating func subscribe(_ request: ClientRequest.Subscription, client: ClientID, engine: MotionEngine,
+    mutating func subscribe(_ request: ClientRequest.Subscription, recipient: Recipient, engine: MotionEngine,
                             into out: inout [Addressed]) throws(ProtocolError) -> Subscription {
         if request.stream == .deviceMotion, let frame = request.frame, !engine.availableFrames.contains(frame) {
             var reason = "not available"
@@ -42,8 +42,8 @@ struct Publisher: Sendable {
             throw ProtocolError(.frameUnavailable, "\(frame): \(reason)")
         }
         let subscription = try Subscription(request, defaultDetectors: defaultDetectors)
-        release(BatchKey(stream: request.stream, client: client), into: &out)
-        add(subscription, client: client)
+        batches.release(Batches.Key(stream: request.stream, recipient: recipient), into: &out)
+        add(subscription, recipient: recipient)
         return subscription
     }
 
@@ -53,11 +53,11 @@ struct Publisher: Sendable {
     mutating func replaceDefaultDetectors(_ new: DetectorConfiguration) {
         guard new != defaultDetectors else { return }
         defaultDetectors = new
-        for (stream, clients) in subscriptions where stream.isDetectorStream {
-            for (client, subscription) in clients {
+        for (stream, recipients) in subscriptions where stream.isDetectorStream {
+            for (recipient, subscription) in recipients {
                 // The options fitted the old parameters, so they fit the new ones (same types).
                 let resolved = (try? Subscription.detectors(subscription.detectorOptions, over: new)) ?? new
-                subscriptions[stream]?[client]?.detectors = resolved
+                subscriptions[stream]?[recipient]?.detectors = resolved
             }
         }
         for configuration in Set(subscriptions.filter { $0.key.isDetectorStream }.values.flatMap(\.values).map(\.detectors)).union([new])
@@ -69,8 +69,8 @@ struct Publisher: Sendable {
 
     /// Adds a subscription made by the daemon itself (frames are not checked: unavailable
     /// ones are reported through ``Notes``).
-    mutating func add(_ subscription: Subscription, client: ClientID) {
-        subscriptions[subscription.stream, default: [:]][client] = subscription
+    mutating func add(_ subscription: Subscription, recipient: Recipient) {
+        subscriptions[subscription.stream, default: [:]][recipient] = subscription
         if subscription.stream.isDetectorStream, detectors[subscription.detectors] == nil {
             detectors[subscription.detectors] = MotionEventDetectors(configuration: subscription.detectors)
         }
@@ -78,29 +78,29 @@ struct Publisher: Sendable {
     }
 
     /// Ends a subscription; what it held goes to `out`.
-    mutating func unsubscribe(_ stream: StreamName, client: ClientID, into out: inout [Addressed]) throws(ProtocolError) {
-        guard subscriptions[stream]?.removeValue(forKey: client) != nil else {
+    mutating func unsubscribe(_ stream: StreamName, recipient: Recipient, into out: inout [Addressed]) throws(ProtocolError) {
+        guard subscriptions[stream]?.removeValue(forKey: recipient) != nil else {
             throw ProtocolError(.notSubscribed, "not subscribed to \(stream)")
         }
-        release(BatchKey(stream: stream, client: client), into: &out)
+        batches.release(Batches.Key(stream: stream, recipient: recipient), into: &out)
         pruneDetectors()
     }
 
-    /// Forgets everything of a client that went away, what its batches held too: its
-    /// connection is gone, so nobody is left to read them.
-    mutating func remove(_ client: ClientID) {
-        for stream in subscriptions.keys { subscriptions[stream]?[client] = nil }
-        batches = batches.filter { $0.key.client != client }
+    /// Forgets everything of a recipient that went away, what its batches held too: nobody is
+    /// left to read them.
+    mutating func remove(_ recipient: Recipient) {
+        for stream in subscriptions.keys { subscriptions[stream]?[recipient] = nil }
+        batches.forget(recipient)
         pruneDetectors()
     }
 
-    func subscription(_ stream: StreamName, client: ClientID) -> Subscription? {
-        subscriptions[stream]?[client]
+    func subscription(_ stream: StreamName, recipient: Recipient) -> Subscription? {
+        subscriptions[stream]?[recipient]
     }
 
-    /// Whether the client subscribes to anything.
-    func hasSubscriptions(_ client: ClientID) -> Bool {
-        subscriptions.values.contains { $0[client] != nil }
+    /// Whether the recipient subscribes to anything.
+    func hasSubscriptions(_ recipient: Recipient) -> Bool {
+        subscriptions.values.contains { $0[recipient] != nil }
     }
 
     /// Whether `hinge` subscriptions read both gyroscopes too (the pipeline sets it while the
@@ -125,7 +125,7 @@ struct Publisher: Sendable {
 
     /// Whether every subscription tolerates the rest rate (``SensorDemand/toleratesRestRate(_:)``).
     var toleratesRestRate: Bool {
-        subscriptions.allSatisfy { stream, clients in clients.isEmpty || SensorDemand.toleratesRestRate(stream) }
+        subscriptions.allSatisfy { stream, recipients in recipients.isEmpty || SensorDemand.toleratesRestRate(stream) }
     }
 
     /// Subscriptions per stream.
@@ -175,14 +175,14 @@ struct Publisher: Sendable {
     /// the next batch. Returns what the log should know (see ``Notes``).
     mutating func publish(_ sample: Sample, engine: MotionEngine, period: Double, into out: inout [Addressed]) -> Notes {
         let t = sample.timestamp
-        releaseBatches(dueAt: t, into: &out)
+        batches.releaseDue(at: t, into: &out)
         let raw = StreamName(sample.kind)
         let rawDue = raw.sensorKind == sample.kind ? due(raw, at: t, period: period) : []
         if !rawDue.isEmpty {
-            let message = OutgoingMessage(.sample(sample))
-            for client in rawDue {
-                guard let subscription = subscriptions[raw]?[client] else { continue }
-                deliver(message, to: client, of: subscription, at: t, into: &out)
+            var parcel = Parcel(.sample(sample))
+            for recipient in rawDue {
+                guard let subscription = subscriptions[raw]?[recipient] else { continue }
+                deliver(&parcel, to: recipient, of: subscription, at: t, into: &out)
             }
         }
         var notes = Notes()
@@ -194,16 +194,16 @@ struct Publisher: Sendable {
             notes.events = detect(sample, engine: engine, into: &out)
             // A convertible's hinge angle comes with each display accelerometer sample.
             if let angle = engine.hingeAngle, angle.timestamp == t {
-                let message = OutgoingMessage(.hinge(angle))
-                for client in due(.hinge, at: t, period: period) {
-                    guard let subscription = subscriptions[.hinge]?[client] else { continue }
-                    deliver(message, to: client, of: subscription, at: t, into: &out)
+                var parcel = Parcel(.hinge(angle))
+                for recipient in due(.hinge, at: t, period: period) {
+                    guard let subscription = subscriptions[.hinge]?[recipient] else { continue }
+                    deliver(&parcel, to: recipient, of: subscription, at: t, into: &out)
                 }
             }
         case .proximity:
             if let change = proximity.update(sample) {
-                let message = OutgoingMessage(.proximity(change))
-                for client in (subscriptions[.proximity] ?? [:]).keys.sorted() { out.append(Addressed(client: client, message: message)) }
+                var parcel = Parcel(.proximity(change))
+                for recipient in (subscriptions[.proximity] ?? [:]).keys.sorted() { out.append(parcel.addressed(to: recipient)) }
             }
         case .magnetometer, .light, .baseAccelerometer, .baseGyroscope:
             break
@@ -216,7 +216,7 @@ struct Publisher: Sendable {
         /// Events of the daemon's own detectors.
         var events: [MotionEvent] = []
         /// Device-motion subscriptions whose values stopped (with why) or resumed (nil).
-        var deviceMotion: [(client: ClientID, frame: AttitudeReferenceFrame, unavailable: DeviceMotionUnavailable?)] = []
+        var deviceMotion: [(recipient: Recipient, frame: AttitudeReferenceFrame, unavailable: DeviceMotionUnavailable?)] = []
     }
 
     /// A message for every subscriber of `stream` (availability, calibration). A sensor's
@@ -224,74 +224,39 @@ struct Publisher: Sendable {
     /// come to make it due.
     mutating func broadcast(_ message: ServerMessage, to stream: StreamName, into out: inout [Addressed]) {
         if case .availability(let kind, let state) = message, !state.available {
-            for key in batches.keys.sorted() where subscriptions[key.stream]?[key.client]?.kinds.contains(kind) ?? true {
-                release(key, into: &out)
-            }
+            batches.release(where: { subscriptions[$0.stream]?[$0.recipient]?.kinds.contains(kind) ?? true }, into: &out)
         }
-        guard let clients = subscriptions[stream], !clients.isEmpty else { return }
-        let encoded = OutgoingMessage(message)
-        for client in clients.keys.sorted() { out.append(Addressed(client: client, message: encoded)) }
+        guard let recipients = subscriptions[stream], !recipients.isEmpty else { return }
+        var parcel = Parcel(message)
+        for recipient in recipients.keys.sorted() { out.append(parcel.addressed(to: recipient)) }
     }
 
     /// Values held by batching subscriptions, in all.
-    var heldCount: Int {
-        batches.values.reduce(0) { $0 + $1.count }
-    }
+    var heldCount: Int { batches.heldCount }
 
-    /// Hands `message`, a value of time `t`, to `client` now, or holds it in the batch of
+    /// Hands `parcel`, a value of time `t`, to `recipient` now, or holds it in the batch of
     /// `subscription` when that has a latency.
-    private mutating func deliver(_ message: OutgoingMessage, to client: ClientID, of subscription: Subscription, at t: Double,
+    private mutating func deliver(_ parcel: inout Parcel, to recipient: Recipient, of subscription: Subscription, at t: Double,
                                   into out: inout [Addressed]) {
-        guard subscription.latency > 0 else {
-            out.append(Addressed(client: client, message: message))
-            return
-        }
-        let key = BatchKey(stream: subscription.stream, client: client)
-        let due = batches[key, default: Batch(latency: subscription.latency, queueCapacity: subscription.batchCapacity)].hold(message, at: t)
-        nextDue = min(nextDue, due)
-    }
-
-    /// Every batch whose oldest value is `latency` old at `t`, to `out`.
-    private mutating func releaseBatches(dueAt t: Double, into out: inout [Addressed]) {
-        guard Batch.reached(nextDue, at: t) else { return }
-        nextDue = .infinity
-        for key in batches.keys.sorted() {
-            guard let batch = batches[key] else { continue }
-            if batch.isDue(at: t) {
-                release(key, into: &out)
-            } else {
-                nextDue = min(nextDue, batch.due)
-            }
-        }
-    }
-
-    /// What one subscription holds, to `out` (nothing when it holds nothing).
-    private mutating func release(_ key: BatchKey, into out: inout [Addressed]) {
-        guard let batch = batches.removeValue(forKey: key) else { return }
-        for message in batch.released { out.append(Addressed(client: key.client, message: message)) }
-    }
-
-    /// A subscription's batch: its stream and client.
-    private struct BatchKey: Hashable, Comparable {
-        var stream: StreamName
-        var client: ClientID
-
-        static func < (a: Self, b: Self) -> Bool {
-            (a.client, a.stream.rawValue) < (b.client, b.stream.rawValue)
+        let addressed = parcel.addressed(to: recipient)
+        if subscription.latency > 0 {
+            batches.hold(addressed, of: subscription, at: t)
+        } else {
+            out.append(addressed)
         }
     }
 
     /// The subscribers of `stream` whose next value is due at `t`.
-    private mutating func due(_ stream: StreamName, at t: Double, period: Double) -> [ClientID] {
-        guard var clients = subscriptions.removeValue(forKey: stream) else { return [] }
-        defer { subscriptions[stream] = clients }
-        var due: [ClientID] = []
-        // Walking indices by hand: `clients.indices` would hold the storage and make every
+    private mutating func due(_ stream: StreamName, at t: Double, period: Double) -> [Recipient] {
+        guard var recipients = subscriptions.removeValue(forKey: stream) else { return [] }
+        defer { subscriptions[stream] = recipients }
+        var due: [Recipient] = []
+        // Walking indices by hand: `recipients.indices` would hold the storage and make every
         // mutation below copy the whole dictionary.
-        var index = clients.startIndex
-        while index != clients.endIndex {
-            if clients.values[index].decimator.admit(t, period: period) { due.append(clients.keys[index]) }
-            clients.formIndex(after: &index)
+        var index = recipients.startIndex
+        while index != recipients.endIndex {
+            if recipients.values[index].decimator.admit(t, period: period) { due.append(recipients.keys[index]) }
+            recipients.formIndex(after: &index)
         }
         return due
     }
@@ -302,40 +267,41 @@ struct Publisher: Sendable {
     }
 
     private mutating func publishDeviceMotion(_ engine: MotionEngine, at t: Double, period: Double,
-                                              into out: inout [Addressed]) -> [(ClientID, AttitudeReferenceFrame, DeviceMotionUnavailable?)] {
-        let clients = due(.deviceMotion, at: t, period: period)
-        guard !clients.isEmpty else { return [] }
-        var encoded: [MotionKey: Result<OutgoingMessage, DeviceMotionUnavailable>] = [:]
-        var changes: [(ClientID, AttitudeReferenceFrame, DeviceMotionUnavailable?)] = []
-        for client in clients {
-            guard var subscription = subscriptions[.deviceMotion]?[client] else { continue }
+                                              into out: inout [Addressed]) -> [(Recipient, AttitudeReferenceFrame, DeviceMotionUnavailable?)] {
+        let recipients = due(.deviceMotion, at: t, period: period)
+        guard !recipients.isEmpty else { return [] }
+        var parcels: [MotionKey: Result<Parcel, DeviceMotionUnavailable>] = [:]
+        var changes: [(Recipient, AttitudeReferenceFrame, DeviceMotionUnavailable?)] = []
+        for recipient in recipients {
+            guard var subscription = subscriptions[.deviceMotion]?[recipient] else { continue }
             let arbitrary = subscription.frame == .xArbitraryZVertical || subscription.frame == .xArbitraryCorrectedZVertical
             if arbitrary && subscription.anchor == nil && engine.isReady { subscription.anchor = engine.anchor() }
             let key = MotionKey(frame: subscription.frame, anchor: arbitrary ? subscription.anchor : nil)
-            let result = encoded[key] ?? Result { () throws(DeviceMotionUnavailable) in
-                OutgoingMessage(.deviceMotion(try engine.deviceMotion(in: key.frame, anchor: key.anchor)))
+            let result = parcels[key] ?? Result { () throws(DeviceMotionUnavailable) in
+                Parcel(.deviceMotion(try engine.deviceMotion(in: key.frame, anchor: key.anchor)))
             }
-            encoded[key] = result
             let unavailable: DeviceMotionUnavailable?
             switch result {
-            case .success(let message):
-                deliver(message, to: client, of: subscription, at: t, into: &out)
+            case .success(var parcel):
+                deliver(&parcel, to: recipient, of: subscription, at: t, into: &out)
+                parcels[key] = .success(parcel)
                 unavailable = nil
             case .failure(let error):
+                parcels[key] = result
                 unavailable = error
             }
             if unavailable != subscription.unavailable {
                 subscription.unavailable = unavailable
-                changes.append((client, subscription.frame, unavailable))
+                changes.append((recipient, subscription.frame, unavailable))
             }
-            subscriptions[.deviceMotion]?[client] = subscription
+            subscriptions[.deviceMotion]?[recipient] = subscription
         }
         return changes
     }
 
     private mutating func publishHeading(_ engine: MotionEngine, at t: Double, period: Double, into out: inout [Addressed]) {
-        let clients = due(.heading, at: t, period: period)
-        guard !clients.isEmpty else { return }
+        let recipients = due(.heading, at: t, period: period)
+        guard !recipients.isEmpty else { return }
         var headings: [HeadingOrientation: Heading?] = [:]
         func heading(_ orientation: HeadingOrientation) -> Heading? {
             if let known = headings[orientation] { return known }
@@ -343,13 +309,13 @@ struct Publisher: Sendable {
             headings[orientation] = value
             return value
         }
-        for client in clients {
-            guard var subscription = subscriptions[.heading]?[client],
+        for recipient in recipients {
+            guard var subscription = subscriptions[.heading]?[recipient],
                   let value = heading(subscription.headingOrientation), let top = heading(.portrait),
                   subscription.headingFilter.admit(value.magneticHeading) else { continue }
-            subscriptions[.heading]?[client] = subscription
-            deliver(OutgoingMessage(.heading(value, orientation: subscription.headingOrientation, topEdge: top.magneticHeading)),
-                    to: client, of: subscription, at: t, into: &out)
+            subscriptions[.heading]?[recipient] = subscription
+            var parcel = Parcel(.heading(value, orientation: subscription.headingOrientation, topEdge: top.magneticHeading))
+            deliver(&parcel, to: recipient, of: subscription, at: t, into: &out)
         }
     }
 
@@ -366,10 +332,10 @@ struct Publisher: Sendable {
             guard !events.isEmpty else { continue }
             if configuration == defaultDetectors { own = events }
             for event in events {
-                let message = OutgoingMessage(.event(event))
-                let stream = message.message.stream!
-                for (client, subscription) in subscriptions[stream] ?? [:] where subscription.detectors == configuration {
-                    out.append(Addressed(client: client, message: message))
+                var parcel = Parcel(.event(event))
+                let stream = parcel.message.stream!
+                for (recipient, subscription) in subscriptions[stream] ?? [:] where subscription.detectors == configuration {
+                    out.append(parcel.addressed(to: recipient))
                 }
             }
         }

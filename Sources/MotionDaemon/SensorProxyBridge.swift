@@ -4,12 +4,12 @@ import MotionProtocol
 import MotionSync
 
 /// The D-Bus face (`net.hadess.SensorProxy`, ``SensorProxyService``) wired to the pipeline:
-/// it is one more client of the pipeline, `ClientID.sensorProxy`. It always follows every
+/// one of the daemon's own subscribers (``LocalRecipient/sensorProxy``). It always follows every
 /// sensor's availability (the `Has*` properties); a sensor's first D-Bus claim subscribes it to
 /// the streams that sensor's properties need, its last release unsubscribes — so sensors are
 /// read only while someone claims them, beside whatever socket clients ask for. The messages
 /// become properties through ``SensorProxyModel``.
-final class SensorProxyBridge: Sendable {
+final class SensorProxyBridge: LocalSubscriber {
     private let pipeline: Pipeline
     private let model: Lock<SensorProxyModel>
     private let service: SensorProxyService
@@ -24,14 +24,15 @@ final class SensorProxyBridge: Sendable {
     /// Follows availability and offers the name on the bus (waiting for it while another
     /// process owns it).
     func start() {
-        pipeline.received(.subscribe(.init(stream: .availability)), from: .sensorProxy, grant: .full, clients: 0)
+        pipeline.attach(self, as: .sensorProxy)
+        pipeline.subscribe(.sensorProxy, to: .init(stream: .availability))
         service.start()
     }
 
     /// Gives the name up and ends every subscription of the face.
     func stop() {
         service.stop()
-        pipeline.disconnected(.sensorProxy)
+        pipeline.detach(.sensorProxy)
     }
 
     /// The pipeline's messages for the face (on the pipeline's queue): the properties they
@@ -45,20 +46,16 @@ final class SensorProxyBridge: Sendable {
         service.update(state, readings: readings)
     }
 
-    /// Claims become subscriptions of the face's pipeline client.
+    /// Claims become subscriptions of the face.
     private struct Claims: SensorProxyBackend {
         let pipeline: Pipeline
 
         func startReading(_ sensor: ProxySensor) {
-            for subscription in Self.subscriptions(sensor) {
-                pipeline.received(.subscribe(subscription), from: .sensorProxy, grant: .full, clients: 0)
-            }
+            for subscription in Self.subscriptions(sensor) { pipeline.subscribe(.sensorProxy, to: subscription) }
         }
 
         func stopReading(_ sensor: ProxySensor) {
-            for subscription in Self.subscriptions(sensor) {
-                pipeline.received(.unsubscribe(id: nil, stream: subscription.stream), from: .sensorProxy, grant: .full, clients: 0)
-            }
+            for subscription in Self.subscriptions(sensor) { pipeline.unsubscribe(.sensorProxy, from: subscription.stream) }
         }
 
         /// What each sensor's properties are made of: orientation and tilt at the detectors'

@@ -22,8 +22,9 @@ import MotionSync
 /// receive disconnects it with a goodbye (a client reconnects and learns its new access).
 ///
 /// `@unchecked Sendable`: everything mutable but `outboxes` (behind its `Lock`) is confined to
-/// `queue` — touched only in work submitted to it (sources, `async`, `sync`); the pipeline's
-/// thread calls ``deliver(_:)``, which reads `outboxes` alone. `make check-tsan` runs the
+/// `queue` — touched only in work submitted to it (sources, `async`, `sync`), and the confined
+/// methods begin with `queue.assertOnQueue()` (checked in debug builds); the pipeline's thread
+/// calls ``deliver(_:)``, which reads `outboxes` alone. `make check-tsan` runs the
 /// socket tests (churn, chaos) under ThreadSanitizer to hold it to that.
 final class SocketServer: @unchecked Sendable {
     let path: String
@@ -82,6 +83,7 @@ final class SocketServer: @unchecked Sendable {
             }
         }
         activated = adopted != nil
+        queue.assertNotOnQueue()
         queue.sync {
             listener = fd
             let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
@@ -99,9 +101,9 @@ final class SocketServer: @unchecked Sendable {
     func deliver(_ batch: [Addressed]) {
         var shares: [ClientID: [OutgoingMessage]] = [:]
         var order: [ClientID] = []
-        for item in batch {
-            if shares[item.client] == nil { order.append(item.client) }
-            shares[item.client, default: []].append(item.message)
+        for case .client(let id, let message) in batch {
+            if shares[id] == nil { order.append(id) }
+            shares[id, default: []].append(message)
         }
         let targets = outboxes.withLock { outboxes in order.map { outboxes[$0] } }
         let now = BootClock.now()
@@ -121,6 +123,7 @@ final class SocketServer: @unchecked Sendable {
     /// it; systemd owns an activated one) and the access policy. Clients whose access changes
     /// are disconnected with a goodbye saying so. Blocks until done.
     func reconfigure(socket new: DaemonConfiguration.Socket, policy: AccessPolicy) {
+        queue.assertNotOnQueue()
         queue.sync {
             let permissionsChanged = new.mode != socket.mode || new.group != socket.group
             socket.mode = new.mode
@@ -157,6 +160,7 @@ final class SocketServer: @unchecked Sendable {
     /// Says goodbye to every client, closes them and the listening socket, and removes the
     /// socket file. Blocks until done.
     func stop(reason: String) {
+        queue.assertNotOnQueue()
         queue.sync {
             stopping = true
             acceptSource?.cancel()
@@ -182,6 +186,7 @@ final class SocketServer: @unchecked Sendable {
     // MARK: - Queue-confined work
 
     private func acceptAll() {
+        queue.assertOnQueue()
         while !stopping {
             guard let fd = UnixSocket.accept(listener) else {
                 let code = errno
@@ -245,6 +250,7 @@ final class SocketServer: @unchecked Sendable {
     }
 
     private func readable(_ client: ClientConnection) {
+        queue.assertOnQueue()
         guard !client.closed else { return }
         let count = readBuffer.withUnsafeMutableBytes { read(client.fd, $0.baseAddress, $0.count) }
         if count > 0 {
@@ -266,6 +272,7 @@ final class SocketServer: @unchecked Sendable {
 
     /// Handles the complete lines received, until the client must wait (flow control).
     private func processLines(_ client: ClientConnection) {
+        queue.assertOnQueue()
         while !client.closed {
             if client.shouldPauseReading {
                 client.pauseReading()
@@ -288,7 +295,7 @@ final class SocketServer: @unchecked Sendable {
                 let request = try ClientRequest(line: line)
                 client.consecutiveErrors = 0
                 client.inFlight += 1
-                pipeline.received(request, from: client.id, grant: client.grant, clients: clientCount)
+                pipeline.received(request, from: client.id, grant: client.grant)
             } catch {
                 client.consecutiveErrors += 1
                 client.totalErrors += 1
@@ -375,6 +382,7 @@ final class SocketServer: @unchecked Sendable {
     }
 
     private func flush(_ client: ClientConnection) {
+        queue.assertOnQueue()
         guard client.flush(now: BootClock.now()) else {
             let code = errno
             disconnect(client, code == EPIPE || code == ECONNRESET ? "closed the connection" : "write failed: \(String(cString: strerror(code)))")
@@ -391,6 +399,7 @@ final class SocketServer: @unchecked Sendable {
     }
 
     private func disconnect(_ client: ClientConnection, _ reason: String) {
+        queue.assertOnQueue()
         guard !client.closed else { return }
         client.close()
         connections[client.id] = nil

@@ -54,6 +54,18 @@ final class SystemdNotifier: Sendable {
         }
     }
 
+    /// Pings the watchdog from `queue` every half watchdog period, so a stalled `queue` stops
+    /// the pings and gets the service restarted. Returns the timer (cancel it to stop), nil when
+    /// systemd wants no watchdog.
+    func startWatchdog(on queue: DispatchQueue) -> DispatchSourceTimer? {
+        guard let interval = watchdogInterval else { return nil }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now(), repeating: interval / 2, leeway: .milliseconds(Int(interval * 50)))
+        timer.setEventHandler { [self] in watchdog() }
+        timer.resume()
+        return timer
+    }
+
     func reloading() {
         send("RELOADING=1")
     }

@@ -3,8 +3,8 @@ import MotionCore
 import MotionProtocol
 import MotionSync
 
-/// The tablet-mode switch for the desktop (`[convertible]`), wired to the pipeline: one more
-/// client of it, `ClientID.tabletMode`. It follows the sensors' availability; while a base
+/// The tablet-mode switch for the desktop (`[convertible]`), wired to the pipeline: one of the
+/// daemon's own subscribers (``LocalRecipient/tabletMode``). It follows the sensors' availability; while a base
 /// accelerometer is there it subscribes to the posture (every 0.1 s: a fold is reported well
 /// within 300 ms), and as the posture enters or leaves one of `postures` it reports
 /// `SW_TABLET_MODE` through a uinput device (``TabletModeSwitch``), created at the first
@@ -12,7 +12,7 @@ import MotionSync
 /// cannot be created is said once and not tried again until a reload or restart, and the
 /// posture subscription ends (the two accelerometers are no longer read for it); the streams
 /// go on regardless. Messages come on the pipeline's queue; start and stop on the daemon's.
-final class TabletModeBridge: Sendable {
+final class TabletModeBridge: LocalSubscriber {
     private struct State {
         var subscribed = false
         var device: TabletModeSwitch?
@@ -38,12 +38,13 @@ final class TabletModeBridge: Sendable {
 
     /// Follows the sensors' availability (the posture follows the base accelerometer).
     func start() {
-        pipeline.received(.subscribe(.init(stream: .availability)), from: .tabletMode, grant: .full, clients: 0)
+        pipeline.attach(self, as: .tabletMode)
+        pipeline.subscribe(.tabletMode, to: .init(stream: .availability))
     }
 
     /// Ends the subscriptions and removes the device (the desktop sees the switch go).
     func stop() {
-        pipeline.disconnected(.tabletMode)
+        pipeline.detach(.tabletMode)
         state.withLock { $0 = State() }
     }
 
@@ -71,10 +72,11 @@ final class TabletModeBridge: Sendable {
             return wanted
         }
         guard let subscribe = change else { return }
-        let request: ClientRequest = subscribe
-            ? .subscribe(.init(stream: .posture, interval: Self.interval))
-            : .unsubscribe(id: nil, stream: .posture)
-        pipeline.received(request, from: .tabletMode, grant: .full, clients: 0)
+        if subscribe {
+            pipeline.subscribe(.tabletMode, to: .init(stream: .posture, interval: Self.interval))
+        } else {
+            pipeline.unsubscribe(.tabletMode, from: .posture)
+        }
     }
 
     private func report(_ posture: Posture) {

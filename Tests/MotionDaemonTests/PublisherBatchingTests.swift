@@ -27,12 +27,12 @@ struct PublisherBatchingTests {
 
     /// Feeds `samples` one by one; returns what reached `client` on `stream` at each step
     /// that delivered anything.
-    static func releases(_ bench: inout Bench, _ samples: [Sample], to client: ClientID, on stream: StreamName) -> [Release] {
+    static func releases(_ bench: inout Bench, _ samples: [Sample], to client: Recipient, on stream: StreamName) -> [Release] {
         var releases: [Release] = []
         for sample in samples {
             let before = bench.out.count
             bench.feed([sample])
-            let new = bench.out[before...].filter { $0.client == client && $0.message.message.stream == stream }.map(\.message)
+            let new = bench.out[before...].filter { $0.recipient == client && $0.message.stream == stream }.compactMap(\.outgoing)
             if !new.isEmpty { releases.append(Release(at: sample.timestamp, messages: new)) }
         }
         return releases
@@ -62,7 +62,7 @@ struct PublisherBatchingTests {
         #expect(plain.count == 320)
         #expect(batched == Array(plain.prefix(batched.count)))
         #expect(batched.count + bench.publisher.heldCount == plain.count)
-        #expect(bench.out.filter { $0.client == Self.second }.allSatisfy { $0.message.delivery == .sample(.accelerometer) })
+        #expect(bench.out.filter { $0.recipient == Self.second }.allSatisfy { $0.outgoing?.delivery == .sample(.accelerometer) })
     }
 
     @Test("device motion and heading batch like raw samples, decimated to their interval first; one encoding is shared with a non-batching client")
@@ -83,10 +83,10 @@ struct PublisherBatchingTests {
             #expect(!batched.isEmpty && batched == Array(plain.prefix(batched.count)), "\(stream)")
             #expect(zip(batched, batched.dropFirst()).allSatisfy { $0 < $1 })
         }
-        let shared = bench.out.filter { $0.client == Self.first && $0.message.message.stream == .deviceMotion }.first
-        let same = bench.out.first { $0.client == Self.second && $0.message.message == shared?.message.message }
+        let shared = bench.out.filter { $0.recipient == Self.first && $0.message.stream == .deviceMotion }.first
+        let same = bench.out.first { $0.recipient == Self.second && $0.message == shared?.message }
         #expect(shared != nil && same != nil)
-        #expect(shared?.message.bytes.withUnsafeBufferPointer { $0.baseAddress } == same?.message.bytes.withUnsafeBufferPointer { $0.baseAddress },
+        #expect(shared?.outgoing?.bytes.withUnsafeBufferPointer { $0.baseAddress } == same?.outgoing?.bytes.withUnsafeBufferPointer { $0.baseAddress },
                 "a batched message shares the encoding")
         #expect(bench.publisher.heldCount > 0)
     }
@@ -110,7 +110,7 @@ struct PublisherBatchingTests {
         bench.feed(PublisherTests.device(from: 1.3, seconds: 0.1, kinds: [.gyroscope]))
         let times = Self.timestamps(bench.messages(to: Self.first, on: .gyro))
         #expect(times.count == 40 && zip(times, times.dropFirst()).allSatisfy { $0 < $1 })
-        #expect(bench.out.suffix(10).allSatisfy { $0.message.delivery == .sample(.gyro) }, "the new subscription does not batch")
+        #expect(bench.out.suffix(10).allSatisfy { $0.outgoing?.delivery == .sample(.gyro) }, "the new subscription does not batch")
     }
 
     @Test("a sensor becoming unavailable releases the batches that need it, and only those; an availability that is not a loss releases nothing")
@@ -125,7 +125,7 @@ struct PublisherBatchingTests {
         bench.publisher.broadcast(.availability(.gyroscope, SensorState(available: true, reason: "idle")), to: .availability, into: &bench.out)
         #expect(bench.out.isEmpty)
         bench.publisher.broadcast(.availability(.gyroscope, SensorState(available: false, reason: "removed")), to: .availability, into: &bench.out)
-        #expect(bench.out.allSatisfy { $0.client == Self.first && $0.message.message.stream == .gyro })
+        #expect(bench.out.allSatisfy { $0.recipient == Self.first && $0.message.stream == .gyro })
         #expect(bench.out.count == 50 && bench.publisher.heldCount == 100)
 
         // The end of a replay: every sensor goes.
@@ -147,7 +147,7 @@ struct PublisherBatchingTests {
         bench.publisher.remove(Self.first)
         #expect(bench.publisher.heldCount == 50)
         bench.feed(PublisherTests.device(from: 0.5, seconds: 1, kinds: [.accelerometer]))
-        #expect(!bench.out.contains { $0.client == Self.first })
+        #expect(!bench.out.contains { $0.recipient == Self.first })
         let times = Self.timestamps(bench.messages(to: Self.second, on: .accelerometer))
         #expect(times.count == 100 && times.first == 0)
     }

@@ -10,9 +10,9 @@ import MotionProtocol
 /// set, and one encoding per message however many clients get it.
 @Suite("Publisher")
 struct PublisherTests {
-    static let first = ClientID(raw: 1)
-    static let second = ClientID(raw: 2)
-    static let third = ClientID(raw: 3)
+    static let first = Recipient.client(ClientID(raw: 1))
+    static let second = Recipient.client(ClientID(raw: 2))
+    static let third = Recipient.client(ClientID(raw: 3))
 
     /// A device lying face up at rest (accelerometer (0, 0, −1) G, gyroscope zero, magnetometer
     /// (20, 0, −44) µT), each sensor at 100 Hz from `start`, with `extra` acceleration (G) added.
@@ -38,26 +38,26 @@ struct PublisherTests {
         var publisher = Publisher(detectors: DetectorConfiguration())
         var out: [Addressed] = []
         /// Device-motion subscriptions that stopped (with why) or resumed (nil), in order.
-        var motionChanges: [(client: ClientID, unavailable: DeviceMotionUnavailable?)] = []
+        var motionChanges: [(client: Recipient, unavailable: DeviceMotionUnavailable?)] = []
 
-        mutating func subscribe(_ client: ClientID, _ request: ClientRequest.Subscription) throws(ProtocolError) {
-            _ = try publisher.subscribe(request, client: client, engine: engine, into: &out)
+        mutating func subscribe(_ client: Recipient, _ request: ClientRequest.Subscription) throws(ProtocolError) {
+            _ = try publisher.subscribe(request, recipient: client, engine: engine, into: &out)
         }
 
-        mutating func unsubscribe(_ stream: StreamName, client: ClientID) throws(ProtocolError) {
-            try publisher.unsubscribe(stream, client: client, into: &out)
+        mutating func unsubscribe(_ stream: StreamName, client: Recipient) throws(ProtocolError) {
+            try publisher.unsubscribe(stream, recipient: client, into: &out)
         }
 
         mutating func feed(_ samples: [Sample]) {
             for sample in samples {
                 engine.update(sample)
                 let notes = publisher.publish(sample, engine: engine, period: 0.01, into: &out)
-                motionChanges += notes.deviceMotion.map { ($0.client, $0.unavailable) }
+                motionChanges += notes.deviceMotion.map { ($0.recipient, $0.unavailable) }
             }
         }
 
-        func messages(to client: ClientID, on stream: StreamName) -> [ServerMessage] {
-            out.filter { $0.client == client && $0.message.message.stream == stream }.map(\.message.message)
+        func messages(to client: Recipient, on stream: StreamName) -> [ServerMessage] {
+            out.filter { $0.recipient == client && $0.message.stream == stream }.map(\.message)
         }
     }
 
@@ -71,7 +71,7 @@ struct PublisherTests {
         let slow = bench.messages(to: Self.second, on: .accelerometer)
         #expect(abs(fast.count - 1000) <= 20)
         #expect(abs(slow.count - 100) <= 2)
-        #expect(bench.out.allSatisfy { $0.message.message.stream == .accelerometer })
+        #expect(bench.out.allSatisfy { $0.message.stream == .accelerometer })
     }
 
     @Test("subscribe, subscribe again to replace, then unsubscribe: values stop and the subscription is gone")
@@ -84,12 +84,12 @@ struct PublisherTests {
 
         try bench.subscribe(Self.first, .init(stream: .gyro, interval: 0.1))
         #expect(bench.publisher.counts == [.gyro: 1])
-        #expect(bench.publisher.subscription(.gyro, client: Self.first)?.interval == 0.1)
+        #expect(bench.publisher.subscription(.gyro, recipient: Self.first)?.interval == 0.1)
         bench.feed(Self.device(from: 1, seconds: 1))
         #expect(bench.messages(to: Self.first, on: .gyro).count == 110)
 
         try bench.unsubscribe(.gyro, client: Self.first)
-        #expect(bench.publisher.subscription(.gyro, client: Self.first) == nil)
+        #expect(bench.publisher.subscription(.gyro, recipient: Self.first) == nil)
         #expect(bench.publisher.counts.isEmpty)
         bench.feed(Self.device(from: 2, seconds: 1))
         #expect(bench.messages(to: Self.first, on: .gyro).count == 110)
@@ -138,13 +138,13 @@ struct PublisherTests {
         let error = #expect(throws: ProtocolError.self) { try bench.subscribe(Self.first, north) }
         #expect(error?.code == .frameUnavailable)
         #expect(error?.message.contains("magnetometer") == true)
-        #expect(bench.publisher.subscription(.deviceMotion, client: Self.first) == nil)
+        #expect(bench.publisher.subscription(.deviceMotion, recipient: Self.first) == nil)
         #expect(bench.publisher.counts.isEmpty)
 
         try bench.subscribe(Self.second, .init(stream: .deviceMotion, frame: .xArbitraryZVertical))
         bench.engine.magnetometerPresent = true
         try bench.subscribe(Self.first, north)
-        #expect(bench.publisher.subscription(.deviceMotion, client: Self.first)?.frame == .xMagneticNorthZVertical)
+        #expect(bench.publisher.subscription(.deviceMotion, recipient: Self.first)?.frame == .xMagneticNorthZVertical)
     }
 
     @Test("the sensor needs follow the subscriptions: sensors per stream and frame, at each subscription's period")
@@ -180,9 +180,9 @@ struct PublisherTests {
         try bench.subscribe(Self.second, .init(stream: .gyro, interval: 0.01))
         bench.publisher.remove(Self.first)
         #expect(bench.publisher.counts == [.gyro: 1])
-        #expect(StreamName.allCases.allSatisfy { bench.publisher.subscription($0, client: Self.first) == nil })
+        #expect(StreamName.allCases.allSatisfy { bench.publisher.subscription($0, recipient: Self.first) == nil })
         bench.feed(Self.device(seconds: 1))
-        #expect(!bench.out.contains { $0.client == Self.first })
+        #expect(!bench.out.contains { $0.recipient == Self.first })
         #expect(bench.messages(to: Self.second, on: .gyro).count == 100)
     }
 
@@ -201,7 +201,7 @@ struct PublisherTests {
             (2...3.5).contains(t) ? Vector3(2.5 * sin(2 * .pi * 4 * (t - 2)), 0, 0) : .zero
         })
 
-        let phases = { (client: ClientID) in
+        let phases = { (client: Recipient) in
             bench.messages(to: client, on: .shake).compactMap { message -> ShakeDetector.Phase? in
                 if case .event(.shake(let phase, _)) = message { phase } else { nil }
             }
@@ -209,7 +209,7 @@ struct PublisherTests {
         #expect(phases(Self.first) == [.began, .ended])
         #expect(phases(Self.second).isEmpty)
 
-        let faceUp = { (client: ClientID) in
+        let faceUp = { (client: Recipient) in
             bench.messages(to: client, on: .orientation).compactMap { message -> Double? in
                 if case .event(.orientation(.faceUp, let t)) = message { t } else { nil }
             }
@@ -230,10 +230,10 @@ struct PublisherTests {
         insensitive.shake.threshold = 10
         bench.publisher.replaceDefaultDetectors(insensitive)
         #expect(bench.publisher.defaultDetectors == insensitive)
-        #expect(bench.publisher.subscription(.shake, client: Self.first)?.detectors == insensitive)
+        #expect(bench.publisher.subscription(.shake, recipient: Self.first)?.detectors == insensitive)
         var own = insensitive
         own.shake.requiredReversals = 3
-        #expect(bench.publisher.subscription(.shake, client: Self.second)?.detectors == own)
+        #expect(bench.publisher.subscription(.shake, recipient: Self.second)?.detectors == own)
         // The shake of ownDetectors() is far below the new threshold: nobody sees it.
         bench.feed(Self.device(seconds: 5) { t in
             (2...3.5).contains(t) ? Vector3(2.5 * sin(2 * .pi * 4 * (t - 2)), 0, 0) : .zero
@@ -241,7 +241,7 @@ struct PublisherTests {
         #expect(bench.messages(to: Self.first, on: .shake).isEmpty && bench.messages(to: Self.second, on: .shake).isEmpty)
         // New subscriptions start from the new settings too.
         try bench.subscribe(Self.third, .init(stream: .shake))
-        #expect(bench.publisher.subscription(.shake, client: Self.third)?.detectors == insensitive)
+        #expect(bench.publisher.subscription(.shake, recipient: Self.third)?.detectors == insensitive)
     }
 
     @Test("every due client is sent the same encoded message")
@@ -255,12 +255,20 @@ struct PublisherTests {
         bench.feed(Self.device(seconds: 0.5))
 
         for stream in [StreamName.accelerometer, .deviceMotion] {
-            let latest = bench.out.filter { $0.message.message.stream == stream }.suffix(2)
+            let latest = bench.out.filter { $0.message.stream == stream }.suffix(2)
             try #require(latest.count == 2)
             let (a, b) = (latest.first!, latest.last!)
-            #expect(a.client == Self.first && b.client == Self.second || a.client == Self.second && b.client == Self.first)
-            #expect(a.message.bytes == b.message.bytes)
-            #expect(a.message.bytes.withUnsafeBufferPointer(\.baseAddress) == b.message.bytes.withUnsafeBufferPointer(\.baseAddress))
+            #expect(a.recipient == Self.first && b.recipient == Self.second || a.recipient == Self.second && b.recipient == Self.first)
+            #expect(a.outgoing?.bytes == b.outgoing?.bytes)
+            #expect(a.outgoing?.bytes.withUnsafeBufferPointer { $0.baseAddress } == b.outgoing?.bytes.withUnsafeBufferPointer { $0.baseAddress })
         }
+    }
+}
+
+extension Addressed {
+    /// The encoded message a socket client gets (nil for the daemon's own subscribers).
+    var outgoing: OutgoingMessage? {
+        guard case .client(_, let outgoing) = self else { return nil }
+        return outgoing
     }
 }
