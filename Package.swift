@@ -85,7 +85,7 @@ let package = Package(
         ),
 
         // What applications link: a CMMotionManager-style client of motiond.
-        .target(name: "MotionClient", dependencies: ["MotionCore", "MotionProtocol"]),
+        .target(name: "MotionClient", dependencies: ["MotionCore", "MotionProtocol", "MotionSync"]),
 
         // motiond-rotate: rotates the display and touch input to follow the device orientation.
         .target(

@@ -1,12 +1,14 @@
 import Dispatch
 import Glibc
 import MotionProtocol
+import MotionSync
 
 /// One connection to motiond that keeps itself up: it connects (and while the daemon is away,
 /// tries again after 0.05 s, doubling up to 2 s), reads the hello, hands every message on, and
 /// matches replies to requests. Everything runs on `queue`, including the events it reports.
 // @unchecked: every `var` (and `report`) is confined to `queue`: its owner, MotionManager, calls
-// it only there, and its read source and retry timer run there; the compiler cannot see that.
+// it only there, and its read source and retry timer run there; the compiler cannot see that,
+// the methods assert it in debug builds.
 final class DaemonLink: @unchecked Sendable {
     /// What the owner learns.
     enum Event {
@@ -52,6 +54,7 @@ final class DaemonLink: @unchecked Sendable {
 
     /// Starts connecting (idempotent). On `queue`.
     func start() {
+        queue.assertOnQueue()
         guard !running else { return }
         running = true
         connect()
@@ -59,6 +62,7 @@ final class DaemonLink: @unchecked Sendable {
 
     /// Closes the connection and stops reconnecting. On `queue`.
     func stop() {
+        queue.assertOnQueue()
         running = false
         teardown()
     }
@@ -66,6 +70,7 @@ final class DaemonLink: @unchecked Sendable {
     /// Sends `request` (built with the id it gets) and calls `reply` on `queue` with the
     /// answer, or with why there will be none (the connection went down). On `queue`.
     func send(_ request: (Int) -> ClientRequest, reply: @escaping ReplyHandler) {
+        queue.assertOnQueue()
         guard greeted else {
             reply(.failure(.daemonUnreachable("not connected to \(path)")))
             return
@@ -79,6 +84,7 @@ final class DaemonLink: @unchecked Sendable {
     }
 
     private func connect() {
+        queue.assertOnQueue()
         retryScheduled = false
         guard running, fd < 0 else { return }
         do {
@@ -101,6 +107,7 @@ final class DaemonLink: @unchecked Sendable {
     /// Reads until the socket is drained: the end of the connection may come in the same
     /// wake-up as the last data (a goodbye), and need not wake the source again.
     private func readable() {
+        queue.assertOnQueue()
         while fd >= 0 {
             let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count == 0 {
@@ -118,6 +125,7 @@ final class DaemonLink: @unchecked Sendable {
     }
 
     private func processLines() {
+        queue.assertOnQueue()
         while fd >= 0 {
             let line: ArraySlice<UInt8>
             do {
@@ -144,6 +152,7 @@ final class DaemonLink: @unchecked Sendable {
     }
 
     private func handle(_ message: ServerMessage) {
+        queue.assertOnQueue()
         switch message {
         case .hello(let hello):
             greeted = true
@@ -164,6 +173,7 @@ final class DaemonLink: @unchecked Sendable {
     /// The connection is gone (or never came): tell the owner and every request waiting, and
     /// try again later.
     private func lost(_ error: MotionClientError) {
+        queue.assertOnQueue()
         teardown()
         report(.disconnected(error))
         guard running, !retryScheduled else { return }
@@ -173,6 +183,7 @@ final class DaemonLink: @unchecked Sendable {
     }
 
     private func teardown() {
+        queue.assertOnQueue()
         source?.cancel()
         source = nil
         fd = -1

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import MotionCore
 import MotionProtocol
+import MotionSync
 
 /// The motion data of this device from motiond, the way Core Motion's `CMMotionManager` gives
 /// it: start updates of a sensor or of device motion, then either receive them through a handler
@@ -17,7 +18,8 @@ import MotionProtocol
 /// sign (lying face up reads z ≈ −1), rotation rate in rad/s, magnetic field in µT, timestamps
 /// in seconds since boot, the device frame +x right, +y up the screen, +z out of it.
 // @unchecked: every `var` is confined to `queue` (the public API enters it with `sync` or
-// `async`, the link reports on it, consumers are called on it), which the compiler cannot see.
+// `async`, the link reports on it, consumers are called on it; the confined methods assert it
+// in debug builds), which the compiler cannot see.
 public final class MotionManager: @unchecked Sendable {
     /// The process's manager, on `$MOTIOND_SOCKET` or `/run/motiond/motiond.sock`.
     public static let shared = MotionManager()
@@ -177,13 +179,17 @@ public final class MotionManager: @unchecked Sendable {
         var latency: Double?
     }
 
-    func sync<T>(_ body: () -> T) -> T { queue.sync(execute: body) }
+    func sync<T>(_ body: () -> T) -> T {
+        queue.assertNotOnQueue()
+        return queue.sync(execute: body)
+    }
 
     // MARK: - Consumers
 
     /// Adds a consumer of `stream` (on `queue`); returns its id.
     func addConsumer(_ stream: StreamName, interval: Double?, latency: Double = 0, id fixed: Int? = nil,
                      deliver: @escaping (Result<ServerMessage, MotionClientError>) -> Void) -> Int {
+        queue.assertOnQueue()
         let id = fixed ?? nextConsumer
         if fixed == nil { nextConsumer += 1 }
         consumers[stream, default: [:]][id] = Consumer(interval: interval, decimator: interval.map { Decimator(interval: $0) },
@@ -198,6 +204,7 @@ public final class MotionManager: @unchecked Sendable {
 
     /// Removes a consumer (on `queue`); the stream is unsubscribed when it was the last.
     func removeConsumer(_ stream: StreamName, id: Int) {
+        queue.assertOnQueue()
         guard consumers[stream]?.removeValue(forKey: id) != nil else { return }
         if consumers[stream]?.isEmpty == true {
             consumers[stream] = nil
@@ -215,6 +222,7 @@ public final class MotionManager: @unchecked Sendable {
 
     /// Makes the daemon's subscription of `stream` match the consumers (on `queue`).
     func resubscribe(_ stream: StreamName) {
+        queue.assertOnQueue()
         let wanted = want(stream)
         guard wanted != subscribed[stream] else { return }
         subscribed[stream] = wanted
@@ -326,6 +334,7 @@ public final class MotionManager: @unchecked Sendable {
     }
 
     private func handle(_ event: DaemonLink.Event) {
+        queue.assertOnQueue()
         switch event {
         case .connected(let hello):
             self.hello = hello
@@ -355,12 +364,14 @@ public final class MotionManager: @unchecked Sendable {
 
     /// A connection attempt has an outcome: wake those waiting for it.
     private func connected() {
+        queue.assertOnQueue()
         attempted = true
         for semaphore in connectionWaiters { semaphore.signal() }
         connectionWaiters = []
     }
 
     private func receive(_ message: ServerMessage) {
+        queue.assertOnQueue()
         switch message {
         case .availability(let kind, let state):
             sensors[kind] = state
@@ -414,6 +425,7 @@ public final class MotionManager: @unchecked Sendable {
 
     /// Hands `message` to the consumers of `stream` it is due for.
     private func deliver(_ message: ServerMessage, on stream: StreamName, timestamp: Double?) {
+        queue.assertOnQueue()
         guard let users = consumers[stream] else { return }
         var spacing = Wire.hardwarePeriods.upperBound
         if let timestamp {

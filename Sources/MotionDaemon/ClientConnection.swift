@@ -1,5 +1,7 @@
 import Dispatch
 import Glibc
+import Logging
+import MotionIIO
 import MotionProtocol
 
 /// One connected client as the socket server sees it: its socket, the request lines it sent,
@@ -142,6 +144,20 @@ final class ClientConnection {
         guard on != writeArmed, !closed else { return }
         writeArmed = on
         if on { writeSource?.resume() } else { writeSource?.suspend() }
+    }
+
+    /// The journal fields of the client's log lines (`journalctl MOTIOND_CLIENT_UID=1000`).
+    var metadata: Logger.Metadata {
+        guard let peer = credentials else { return ["client": "\(id)"] }
+        return ["client": "\(id)", "client_pid": "\(peer.pid)", "client_uid": "\(peer.uid)"]
+    }
+
+    /// Sends `messages` to a client that is not served and closes its socket (it was never
+    /// started).
+    func turnAway(_ messages: [ServerMessage]) {
+        for message in messages { outbox.post(OutgoingMessage(message, delivery: .control)) }
+        _ = flush(now: BootClock.now())
+        Glibc.close(fd)
     }
 
     /// Stops watching the socket and closes it (once both sources are cancelled); later posts

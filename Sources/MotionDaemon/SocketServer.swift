@@ -40,17 +40,15 @@ final class SocketServer: @unchecked Sendable {
     private let outboxes = Lock<[ClientID: ClientOutbox]>([:])
     private var connections: [ClientID: ClientConnection] = [:]
     /// Watches half-closed clients that still subscribe for their final hang-up.
-    private var hangUpTimer: DispatchSourceTimer?
+    private let hangUps = HangUpWatch()
     private var nextID: UInt64 = 1
     private var readBuffer = [UInt8](repeating: 0, count: 65_536)
     private var stopping = false
-    private var socket: DaemonConfiguration.Socket
+    private var file: SocketFile
     private var policy: AccessPolicy
 
     /// More clients than this are turned away with a goodbye.
     static let maximumClients = 4096
-    /// Seconds between looks for the hang-up of half-closed clients that still subscribe.
-    static let hangUpCheckInterval = 2.0
     /// Bad lines in a row, or in all, after which a client is disconnected.
     static let maximumConsecutiveErrors = 10
     static let maximumErrors = 100
@@ -58,39 +56,28 @@ final class SocketServer: @unchecked Sendable {
     /// `socket`: the path, and the permissions given to a socket file the server creates.
     init(socket: DaemonConfiguration.Socket, policy: AccessPolicy, pipeline: Pipeline, logger: Logger) {
         path = socket.path
-        self.socket = socket
+        file = SocketFile(socket)
         self.policy = policy
         self.pipeline = pipeline
         self.logger = logger
     }
 
-    /// Whether the listening socket came from systemd (then systemd owns its file).
-    private var activated = false
-
     /// Starts accepting: on `adopted` (a socket systemd passed) or on a socket bound here.
     func start(adopting adopted: Int32? = nil) throws(SocketError) {
-        let fd: Int32
-        if let adopted {
-            fd = adopted
-        } else {
-            fd = try UnixSocket.listen(path: path)
-            do {
-                try setPermissions()
-            } catch {
-                Glibc.close(fd)
-                unlink(path)
-                throw error
-            }
-        }
-        activated = adopted != nil
         queue.assertNotOnQueue()
-        queue.sync {
-            listener = fd
-            let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        let result = queue.sync { () -> Result<Bool, SocketError> in
+            do throws(SocketError) {
+                listener = try file.listen(adopting: adopted)
+            } catch {
+                return .failure(error)
+            }
+            let source = DispatchSource.makeReadSource(fileDescriptor: listener, queue: queue)
             source.setEventHandler { [unowned self] in acceptAll() }
             source.resume()
             acceptSource = source
+            return .success(file.activated)
         }
+        let activated = try result.get()
         logger.info("listening on \(path)\(activated ? " (socket passed by systemd)" : "")")
     }
 
@@ -125,32 +112,19 @@ final class SocketServer: @unchecked Sendable {
     func reconfigure(socket new: DaemonConfiguration.Socket, policy: AccessPolicy) {
         queue.assertNotOnQueue()
         queue.sync {
-            let permissionsChanged = new.mode != socket.mode || new.group != socket.group
-            socket.mode = new.mode
-            socket.group = new.group
-            if permissionsChanged, !activated {
-                do {
-                    try setPermissions()
-                } catch {
-                    logger.error("\(error)")
-                }
+            do {
+                try file.reconfigure(new)
+            } catch {
+                logger.error("\(error)")
             }
             self.policy = policy
             for client in connections.values.sorted(by: { $0.id < $1.id }) {
                 let decision = policy.decide(client.credentials)
                 guard decision.grant != client.grant else { continue }
                 logger.notice("\(client.id): access now \(decision.grant.map(\.description) ?? "refused") (\(decision.reason)): disconnecting it to reconnect",
-                              metadata: Self.metadata(client))
+                              metadata: client.metadata)
                 goodbye(client, "access policy changed: reconnect")
             }
-        }
-    }
-
-    /// Gives the socket file the configured mode and group.
-    private func setPermissions() throws(SocketError) {
-        guard chmod(path, socket.mode) == 0 else { throw SocketError(operation: "chmod", path: path, code: errno) }
-        if let group = socket.group, chown(path, uid_t.max, group.id) != 0 {
-            throw SocketError(operation: "chown to group \(group.name)", path: path, code: errno)
         }
     }
 
@@ -167,10 +141,8 @@ final class SocketServer: @unchecked Sendable {
             acceptSource = nil
             if listener >= 0 { Glibc.close(listener) }
             listener = -1
-            // A socket systemd passed stays systemd's: it keeps listening for the next start.
-            if !activated { unlink(path) }
-            hangUpTimer?.cancel()
-            hangUpTimer = nil
+            file.remove()
+            hangUps.stop()
             outboxes.withLock { $0 = [:] }
             let all = connections.values.sorted { $0.id < $1.id }
             connections = [:]
@@ -203,16 +175,16 @@ final class SocketServer: @unchecked Sendable {
             let client = ClientConnection(id: ClientID(raw: nextID), fd: fd)
             nextID += 1
             if clientCount >= Self.maximumClients {
-                turnAway(client, [.goodbye(reason: "too many clients (\(Self.maximumClients))")])
+                client.turnAway([.goodbye(reason: "too many clients (\(Self.maximumClients))")])
                 logger.warning("turned away a client: \(Self.maximumClients) are connected")
                 continue
             }
             let who = client.credentials?.description ?? "peer unknown"
             let decision = policy.decide(client.credentials)
             guard let grant = decision.grant else {
-                logger.notice("\(client.id) refused (\(who)): \(decision.reason)", metadata: Self.metadata(client))
+                logger.notice("\(client.id) refused (\(who)): \(decision.reason)", metadata: client.metadata)
                 let whom = client.credentials.map { "uid \($0.uid)" } ?? "a peer of unknown credentials"
-                turnAway(client, [.reply(id: nil, .failure(ProtocolError(.accessDenied, "motiond serves nothing to \(whom): \(decision.reason)"))),
+                client.turnAway([.reply(id: nil, .failure(ProtocolError(.accessDenied, "motiond serves nothing to \(whom): \(decision.reason)"))),
                                   .goodbye(reason: "access denied")])
                 continue
             }
@@ -220,22 +192,9 @@ final class SocketServer: @unchecked Sendable {
             connections[client.id] = client
             outboxes.withLock { $0[client.id] = client.outbox }
             client.start(queue: queue, readable: { [unowned self] in readable(client) }, writable: { [unowned self] in flush(client) })
-            logger.info("\(client.id) connected (\(who)): \(grant) access, \(decision.reason)", metadata: Self.metadata(client))
+            logger.info("\(client.id) connected (\(who)): \(grant) access, \(decision.reason)", metadata: client.metadata)
             pipeline.connected(client.id, grant: grant)
         }
-    }
-
-    /// Sends `messages` to a client that is not served and closes it (it was never registered).
-    private func turnAway(_ client: ClientConnection, _ messages: [ServerMessage]) {
-        for message in messages { client.outbox.post(OutgoingMessage(message, delivery: .control)) }
-        _ = client.flush(now: BootClock.now())
-        Glibc.close(client.fd)
-    }
-
-    /// The journal fields of a client's log lines (`journalctl MOTIOND_CLIENT_UID=1000`).
-    private static func metadata(_ client: ClientConnection) -> Logger.Metadata {
-        guard let peer = client.credentials else { return ["client": "\(client.id)"] }
-        return ["client": "\(client.id)", "client_pid": "\(peer.pid)", "client_uid": "\(peer.uid)"]
     }
 
     private func pauseAccepting() {
@@ -310,7 +269,7 @@ final class SocketServer: @unchecked Sendable {
     }
 
     private func refuse(_ client: ClientConnection, _ error: ProtocolError, id: Int?) {
-        var metadata = Self.metadata(client)
+        var metadata = client.metadata
         metadata["error_code"] = "\(error.code.rawValue)"
         logger.debug("\(client.id): \(error)", metadata: metadata)
         // Never handed to the pipeline, so not a request in flight.
@@ -331,7 +290,7 @@ final class SocketServer: @unchecked Sendable {
             return
         }
         client.requestsComplete = true
-        logger.debug("\(client.id) shut down its sending side", metadata: Self.metadata(client))
+        logger.debug("\(client.id) shut down its sending side", metadata: client.metadata)
         finishIfAnswered(client)
     }
 
@@ -346,7 +305,7 @@ final class SocketServer: @unchecked Sendable {
             queue.async { [self] in
                 guard let client = connections[id] else { return }
                 if subscribed {
-                    watchForHangUp()
+                    hangUps.start(on: queue) { [unowned self] in lookForHangUps() }
                 } else {
                     client.closeWhenDrained = true
                     flush(client)
@@ -355,23 +314,11 @@ final class SocketServer: @unchecked Sendable {
         }
     }
 
-    /// Half-closed clients that still subscribe are looked at every few seconds: a client
-    /// that then closes completely is noticed even when nothing is pushed to it.
-    private func watchForHangUp() {
-        guard hangUpTimer == nil else { return }
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + Self.hangUpCheckInterval, repeating: Self.hangUpCheckInterval,
-                       leeway: .milliseconds(500))
-        timer.setEventHandler { [unowned self] in
-            let halfClosed = connections.values.filter(\.requestsComplete)
-            for client in halfClosed where client.hungUp { disconnect(client, "closed the connection") }
-            if !connections.values.contains(where: \.requestsComplete) {
-                hangUpTimer?.cancel()
-                hangUpTimer = nil
-            }
-        }
-        timer.resume()
-        hangUpTimer = timer
+    /// Disconnects the half-closed clients that hung up; whether any half-closed one is left.
+    private func lookForHangUps() -> Bool {
+        queue.assertOnQueue()
+        for client in connections.values.filter(\.requestsComplete) where client.hungUp { disconnect(client, "closed the connection") }
+        return connections.values.contains(where: \.requestsComplete)
     }
 
     /// Tells the client why, then disconnects it.
@@ -406,7 +353,7 @@ final class SocketServer: @unchecked Sendable {
         outboxes.withLock { $0[client.id] = nil }
         let dropped = client.outbox.totalDropped.values.reduce(0, +)
         logger.info("\(client.id) disconnected: \(reason)\(dropped > 0 ? " (\(dropped) samples dropped while it lagged)" : "")",
-                    metadata: Self.metadata(client))
+                    metadata: client.metadata)
         pipeline.disconnected(client.id)
     }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Logging
 import MotionCore
+import MotionSync
 
 /// The source for real hardware: the IIO devices of a libiio context (`local:` or `ip:HOST`).
 ///
@@ -11,8 +12,9 @@ import MotionCore
 /// contexts and failing devices) picks them up again. All bookkeeping runs on one serial
 /// queue; readers run on their own queues or threads.
 // @unchecked: the `var`s below are confined to `queue` (start, update and stop enter it with
-// `sync`; the udev monitor, retry timer and readers' loss reports run on it), which the
-// compiler cannot see; moving them into a lock would hold it across the blocking reader stops.
+// `sync`; the udev monitor, retry timer and readers' loss reports run on it; the confined
+// methods assert it in debug builds), which the compiler cannot see; moving them into a lock
+// would hold it across the blocking reader stops.
 public final class IIOSource: MotionSource, @unchecked Sendable {
     public let uri: String
     private let discovery: SensorDiscovery
@@ -81,6 +83,7 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
     }
 
     public func start(_ request: SourceRequest, queue target: DispatchQueue, handler: @escaping SourceHandler) throws(SourceError) {
+        queue.assertNotOnQueue()
         queue.sync {
             delivery = (target, handler)
             self.request = request
@@ -94,6 +97,7 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
     }
 
     public func update(_ request: SourceRequest) throws(SourceError) {
+        queue.assertNotOnQueue()
         queue.sync {
             self.request = request
             reconcile(rediscover: false)
@@ -101,6 +105,7 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
     }
 
     public func stop() {
+        queue.assertNotOnQueue()
         queue.sync {
             running = false
             monitor = nil
@@ -118,13 +123,16 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
     /// Availability changes go out synchronously, so they precede the first sample of a
     /// reader started after them (readers deliver synchronously too, from their threads).
     private func emit(_ event: SourceEvent) {
+        queue.assertOnQueue()
         guard let delivery else { return }
+        delivery.queue.assertNotOnQueue()
         delivery.queue.sync { delivery.handler([event]) }
     }
 
     /// Makes the running readers match the request: starts, restarts or stops readers, then
     /// reports every change of availability.
     private func reconcile(rediscover: Bool) {
+        queue.assertOnQueue()
         guard running else { return }
         let wanted = request.periods
         if rediscover || (found == nil) || wanted.keys.contains(where: { kind in !readers.values.contains { $0.kinds.contains(kind) } }) {
@@ -176,6 +184,7 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
     }
 
     private func rescan() {
+        queue.assertOnQueue()
         do {
             let context = try IIOContext(uri: uri)
             self.context = context
@@ -228,6 +237,7 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
     }
 
     private func startReader(_ deviceID: String, sensors: [SensorDescriptor], period: Double, interval: Double, deliver: Double) {
+        queue.assertOnQueue()
         guard let context, let device = context.device(named: deviceID), let delivery else { return }
         // Samples go straight to the consumer's queue, from the reader's thread: a rescan here
         // never delays them. A loss names its reader, so a late report cannot stop the reader
@@ -308,6 +318,7 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
 
     /// A reader's device is gone: `reason` is what its reader saw, or `nil` for a udev removal.
     private func lost(_ deviceID: String, _ reason: String?, identity: ReaderIdentity? = nil) {
+        queue.assertOnQueue()
         guard let active = readers[deviceID], identity == nil || active.identity === identity else { return }
         readers[deviceID] = nil
         active.reader.stop()
@@ -333,6 +344,7 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
     }
 
     private func hotplug(_ event: HotplugMonitor.Event) {
+        queue.assertOnQueue()
         logger.debug("udev \(event.action) \(event.sysname)", metadata: ["device": "\(event.sysname)"])
         lostDevices.remove(event.sysname)
         switch event.action {
@@ -386,6 +398,7 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
     }
 
     private func setAvailability(_ kind: SensorKind, _ value: SensorAvailability) {
+        queue.assertOnQueue()
         guard availability[kind] != value else { return }
         availability[kind] = value
         emit(.availability(kind, value))

@@ -1,6 +1,7 @@
 import Dispatch
 import Logging
 import MotionCore
+import MotionSync
 
 /// `replay:FILE.csv` — plays a trace (DESIGN.md trace format) as if it were hardware.
 ///
@@ -20,8 +21,8 @@ import MotionCore
 /// ``discontinuityPause`` and logged, and the replay goes on from the new time, so timestamps
 /// keep increasing and nothing sleeps through an absurd gap.
 // @unchecked: the `var`s below are confined to `queue` (start, update and stop enter it; its
-// timer and the reading run on it), which the compiler cannot see; `make check-tsan` runs the
-// replay tests.
+// timer and the reading run on it; the confined methods assert it in debug builds), which the
+// compiler cannot see; `make check-tsan` runs the replay tests.
 public final class ReplaySource: MotionSource, @unchecked Sendable {
     public enum Pacing: Sendable {
         case realtime
@@ -117,12 +118,14 @@ public final class ReplaySource: MotionSource, @unchecked Sendable {
     /// `handler` runs once on the delivery queue when the trace has ended, after its last
     /// samples and the unavailability reports.
     public func whenEnded(_ handler: @escaping @Sendable (Summary) -> Void) {
+        queue.assertNotOnQueue()
         queue.sync { ended = handler }
     }
 
     public func start(_ request: SourceRequest, queue target: DispatchQueue, handler: @escaping SourceHandler) throws(SourceError) {
         let lines = try TraceLines(path: path)
         _ = lines.next()
+        queue.assertNotOnQueue()
         queue.sync {
             delivery = (target, handler)
             requested = []
@@ -138,11 +141,13 @@ public final class ReplaySource: MotionSource, @unchecked Sendable {
     }
 
     public func update(_ request: SourceRequest) throws(SourceError) {
+        queue.assertNotOnQueue()
         queue.sync { select(Set(request.periods.keys)) }
     }
 
     /// Sets the kinds to emit and announces every kind whose availability changed.
     private func select(_ kinds: Set<SensorKind>) {
+        queue.assertOnQueue()
         requested = kinds
         for kind in SensorKind.allCases {
             let available = self.kinds.contains(kind) && !finished
@@ -154,12 +159,14 @@ public final class ReplaySource: MotionSource, @unchecked Sendable {
     }
 
     private func announce(_ kind: SensorKind, _ availability: SensorAvailability) {
+        queue.assertOnQueue()
         guard let delivery, announced[kind] != availability else { return }
         announced[kind] = availability
         delivery.queue.async { delivery.handler([.availability(kind, availability)]) }
     }
 
     public func stop() {
+        queue.assertNotOnQueue()
         queue.sync {
             generation += 1
             delivery = nil
@@ -170,6 +177,7 @@ public final class ReplaySource: MotionSource, @unchecked Sendable {
     /// Emits every record that is due (as fast as possible: the next batch), then waits until
     /// the next one is due (the pipeline has taken the batch); at the end of the trace, ends.
     private func pump() {
+        queue.assertOnQueue()
         guard let delivery, !finished else { return }
         var samples: [Sample] = []
         // One burst per turn for the samples, queued before whatever follows them.
@@ -278,6 +286,7 @@ public final class ReplaySource: MotionSource, @unchecked Sendable {
 
     /// The end of the trace: every kind unavailable, the summary logged and handed over.
     private func end() {
+        queue.assertOnQueue()
         finished = true
         lines = nil
         for kind in SensorKind.allCases where kinds.contains(kind) {

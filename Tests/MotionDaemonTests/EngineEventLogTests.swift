@@ -1,0 +1,45 @@
+import MotionCore
+import MotionIIO
+import Testing
+@testable import MotionDaemon
+
+/// What a person reads in the journal about the engine, the sensors and device motion.
+@Suite("EngineEventLog")
+struct EngineEventLogTests {
+    @Test("engine events: calibration changes at notice with the figure-eight hint while needed, an inconsistent axis check at warning with how to apply it, a restart naming the gap")
+    func engineEvents() {
+        let recorder = LogRecorder()
+        let log = EngineEventLog(logger: recorder.logger)
+        let engine = MotionEngine()
+        log.engine(.calibrationAccuracyChanged(from: .uncalibrated, to: .low), engine: engine)
+        log.engine(.axisCheckConcluded(.consistent, applied: false), engine: engine)
+        log.engine(.axisCheckConcluded(.inconsistent(correction: .identity), applied: false), engine: engine)
+        log.engine(.magneticDisturbance(began: true), engine: engine)
+        log.engine(.attitudeRestarted, engine: engine)
+        let notices = recorder.messages(.notice)
+        #expect(notices.first?.hasPrefix("magnetometer calibration accuracy uncalibrated → low") == true)
+        #expect(notices.first?.contains("figure eight") == engine.status.calibrationNeeded)
+        #expect(notices.last?.hasPrefix("the motion samples stopped for more than \(SysfsNumber.format(engine.configuration.estimator.maximumGap)) s") == true)
+        #expect(recorder.messages(.info) == ["axis self-check: \(AxisSelfCheck.Verdict.consistent)", "magnetic disturbance: heading coasts on the gyroscope"])
+        #expect(recorder.messages(.warning).first?.hasSuffix("; run with --apply-axis-correction to apply it") == true)
+    }
+
+    @Test("availability: info when a sensor comes or goes, debug when only its reason changes")
+    func availability() {
+        let recorder = LogRecorder()
+        let log = EngineEventLog(logger: recorder.logger)
+        log.availability(.gyroscope, SensorAvailability(isAvailable: false, reason: "iio:device1 was removed"), changed: true)
+        log.availability(.gyroscope, SensorAvailability(isAvailable: false, reason: "still gone"), changed: false)
+        #expect(recorder.messages(.info) == ["gyroscope unavailable: iio:device1 was removed"])
+        #expect(recorder.messages(.debug) == ["gyroscope unavailable: still gone"])
+    }
+
+    @Test("device motion stopping and resuming: at notice for the daemon's own printing, at debug for a client")
+    func deviceMotion() {
+        let recorder = LogRecorder()
+        let log = EngineEventLog(logger: recorder.logger)
+        log.deviceMotion([(.local(.printer), .xMagneticNorthZVertical, .warmingUp), (.client(ClientID(raw: 3)), .xArbitraryZVertical, nil)])
+        #expect(recorder.messages(.notice).first?.hasPrefix("no device motion for local output: ") == true)
+        #expect(recorder.messages(.debug) == ["device motion in xArbitraryZVertical available for client 3"])
+    }
+}

@@ -1,0 +1,34 @@
+import Glibc
+import MotionCore
+import Testing
+@testable import MotionDaemon
+
+/// The engine state is offered at most every offer interval (computed only then), and written
+/// once more at exit after every offer before.
+@Suite("EngineStateSaver")
+struct EngineStateSaverTests {
+    static func directory() -> String {
+        String(cString: mkdtemp(strdup("/tmp/motiond-saver-XXXXXX")))
+    }
+
+    @Test("offers within the interval are not taken (the state is not even computed); one after it is written; save writes the last state")
+    func offers() throws {
+        let path = Self.directory() + "/state.json"
+        let store = EngineStateStore(path: path, minimumInterval: 2, logger: LogRecorder().logger)
+        let saver = EngineStateSaver(store: store, now: 100)
+        #expect(saver.offerInterval == 2)
+        var computed = 0
+        var state = MotionEngine().persistentState
+        state.gyroscopeBias = Vector3(0.01, 0, 0)
+        saver.offer(now: 101) { computed += 1; return state }
+        #expect(computed == 0)
+        saver.offer(now: 102) { computed += 1; return state }
+        #expect(computed == 1)
+        saver.offer(now: 103) { computed += 1; return state }
+        #expect(computed == 1)
+        // `save` waits for what was offered before it, then writes its own state.
+        state.gyroscopeBias = Vector3(0.02, 0, 0)
+        saver.save(state)
+        #expect(store.load()?.gyroscopeBias == Vector3(0.02, 0, 0))
+    }
+}
