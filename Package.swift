@@ -32,7 +32,8 @@ let package = Package(
         // One lock type for state threads share (see Lock.swift for why not Synchronization's).
         .target(name: "MotionSync"),
 
-        // System libraries, touched only by MotionIIO (and later the systemd glue).
+        // System libraries: libiio and libudev touched only by MotionIIO, libsystemd only by the
+        // systemd glue in MotionDaemon (and sd-bus through CSDBus by MotionDBus).
         .systemLibrary(name: "CLibIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CUDev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),

@@ -1,5 +1,5 @@
 /// Decides which samples of a faster stream a subscriber receives, so it gets one per
-/// `interval` on average whatever the hardware period (R10: the hardware runs at the fastest
+/// `interval` on average whatever the hardware period (the hardware runs at the fastest
 /// subscriber's rate, everyone else is decimated). The daemon decimates per subscription, a
 /// client library per local consumer of one subscription.
 ///

@@ -1,6 +1,6 @@
 import Glibc
 
-/// Detects a slap — a sharp push of the device sideways — left or right (R55's recipe, corrected).
+/// Detects a slap — a sharp push of the device sideways — left or right.
 ///
 /// The classic recipe high-passes x with α = 0.1 per sample, fires above 1 G, keeps a 0.5 s
 /// refractory period unless the direction reverses, and reports the *last* direction after a 0.5 s

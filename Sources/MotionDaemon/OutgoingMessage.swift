@@ -4,7 +4,7 @@ import MotionProtocol
 /// A message encoded once, ready for any number of clients: its bytes (the JSON line with its
 /// newline, shared by every queue it is put in) and how a full send queue may treat it.
 struct OutgoingMessage: Sendable {
-    /// What a full queue may do with the message (R41).
+    /// What a full queue may do with the message.
     enum Delivery: Sendable, Hashable {
         /// A sample of a stream: the oldest is dropped first, and the drop is counted.
         case sample(StreamName)

@@ -1,7 +1,7 @@
 import DequeModule
 import MotionProtocol
 
-/// One client's bounded queue of outgoing messages (R41). A client that reads slowly or not
+/// One client's bounded queue of outgoing messages. A client that reads slowly or not
 /// at all costs at most `sampleCapacity` messages or `sampleByteCapacity` bytes of samples,
 /// `batchedByteCapacity` bytes of batched samples, `eventCapacity` events, one message per
 /// state key and the replies to its requests in flight:

@@ -4,7 +4,7 @@ import MotionProtocol
 
 /// Which sensors the subscriptions need and at what period: the hardware runs each sensor at
 /// the shortest interval any user wants, clamped to the supported 10–100 ms, and a sensor
-/// nothing needs is not read at all (R69).
+/// nothing needs is not read at all.
 ///
 /// The rest rate: while the accelerometer lies still, it is read only every rest interval if
 /// every subscription tolerates that (``toleratesRestRate(_:)``); the first reading that moves

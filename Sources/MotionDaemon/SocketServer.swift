@@ -6,7 +6,7 @@ import MotionProtocol
 import MotionSync
 
 /// The socket server: a stream Unix socket speaking protocol v1 (docs/PROTOCOL.md), on its own
-/// queue, `motiond.server`, so client I/O never runs on the pipeline (R9).
+/// queue, `motiond.server`, so client I/O never runs on the pipeline.
 ///
 /// It accepts clients, greets each through the pipeline (which knows the sensors), parses their
 /// request lines and hands valid requests to the pipeline; bad lines get an error reply here.

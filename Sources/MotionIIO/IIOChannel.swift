@@ -3,7 +3,7 @@ import Glibc
 
 /// One channel of an ``IIODevice`` (`accel_x`, `anglvel_z`, `timestamp`).
 // @unchecked: `pointer` is a libiio channel of `device`, which the compiler cannot check; it
-// follows its device's confinement (see ``IIODevice``): one reader's queue or thread at a time.
+// follows its device's confinement (see ``IIODevice``): one reader's thread at a time.
 public struct IIOChannel: @unchecked Sendable, CustomStringConvertible {
     let pointer: OpaquePointer
     public let device: IIODevice

@@ -9,7 +9,7 @@ import Glibc
 /// channels keep their context alive.
 // @unchecked: `pointer` is a libiio context, which the compiler cannot check; a context is
 // discovered on IIOSource's queue and then shared by readers, each driving only its own device
-// (PollingReader's queue, BufferedReader's thread); context-wide calls after discovery
+// (PollingReader's thread, BufferedReader's thread); context-wide calls after discovery
 // (`setTimeout` in a network buffer probe) come only from IIOSource's queue.
 public final class IIOContext: @unchecked Sendable {
     let pointer: OpaquePointer

@@ -10,7 +10,7 @@ import Glibc
 /// type) through ``IIOChannel``: iiod only serves each through its own call.
 // @unchecked: `pointer` is a libiio device (owned by `context`), which the compiler cannot
 // check; a device is driven from one place at a time: IIOSource's queue while it is discovered
-// and set up, then only by the one reader it is given (PollingReader's queue, or BufferedReader's
+// and set up, then only by the one reader it is given (PollingReader's thread, or BufferedReader's
 // thread until teardown).
 public struct IIODevice: @unchecked Sendable, CustomStringConvertible {
     let pointer: OpaquePointer

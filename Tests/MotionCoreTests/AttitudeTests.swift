@@ -45,7 +45,7 @@ struct AttitudeTests {
         #expect(close(a.gravity.vector, Vector3(0, 0, -1)))
         #expect(close(a.roll, 0) && close(a.pitch, 0) && close(a.yaw, 0))
         #expect(close(a.heading, 270))
-        // R24: heading of a flat device's top = (270° − yaw°) mod 360.
+        // The heading of a flat device's top = (270° − yaw°) mod 360.
         #expect(close(a.heading, (270 - a.yaw / Self.deg).truncatingRemainder(dividingBy: 360)))
     }
 
@@ -140,7 +140,7 @@ struct AttitudeTests {
             .map(abs).max()!, 0, 1e-9))
     }
 
-    @Test("rotationMatrix maps reference vectors into device coordinates (R23)")
+    @Test("rotationMatrix maps reference vectors into device coordinates")
     func rotationMatrixConvention() {
         // Top to north flat: reference north seen from the device is its +y.
         let a = Self.pose(x: Self.east, y: Self.north, z: Self.up)
