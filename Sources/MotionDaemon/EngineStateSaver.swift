@@ -12,7 +12,7 @@ import MotionSync
 /// final state after every offer before it.
 final class EngineStateSaver: Sendable {
     private let store: EngineStateStore
-    private let queue = DispatchQueue(label: "motiond.state")
+    private let queue: DispatchQueue
     /// Boot-clock seconds of the last offer taken. Only the pipeline's queue offers; the lock
     /// (never contended) lets the compiler check that nothing else races it.
     private let lastOffer: Lock<Double>
@@ -20,9 +20,11 @@ final class EngineStateSaver: Sendable {
     /// Seconds between offers taken: the store's minimum interval, at most 5 s.
     var offerInterval: Double { min(store.minimumInterval, 5) }
 
-    /// `now`: the boot clock's reading at start (the first offer is taken an interval later).
-    init(store: EngineStateStore, now: Double = BootClock.now()) {
+    /// `now`: the boot clock's reading at start (the first offer is taken an interval later);
+    /// `queue`: where the writes run (a test may hold it).
+    init(store: EngineStateStore, now: Double = BootClock.now(), queue: DispatchQueue = DispatchQueue(label: "motiond.state")) {
         self.store = store
+        self.queue = queue
         lastOffer = Lock(now)
     }
 

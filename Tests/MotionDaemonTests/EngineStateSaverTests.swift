@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import MotionCore
 import Testing
@@ -30,5 +31,21 @@ struct EngineStateSaverTests {
         state.gyroscopeBias = Vector3(0.02, 0, 0)
         saver.save(state)
         #expect(store.load()?.gyroscopeBias == Vector3(0.02, 0, 0))
+    }
+
+    @Test("an offer taken is written on the saver's queue: the offering thread returns while that queue is held, and the write follows when it runs")
+    func offThread() throws {
+        let path = Self.directory() + "/state.json"
+        let store = EngineStateStore(path: path, minimumInterval: 0.5, logger: LogRecorder().logger)
+        let queue = DispatchQueue(label: "test.state")
+        let saver = EngineStateSaver(store: store, now: 0, queue: queue)
+        var state = MotionEngine().persistentState
+        state.gyroscopeBias = Vector3(0, 0.03, 0)
+        queue.suspend()
+        saver.offer(now: 1) { state }
+        #expect(access(path, F_OK) != 0, "not written on the offering thread")
+        queue.resume()
+        queue.sync {}
+        #expect(store.load()?.gyroscopeBias == Vector3(0, 0.03, 0))
     }
 }
