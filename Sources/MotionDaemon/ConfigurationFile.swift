@@ -73,12 +73,11 @@ public enum ConfigurationFile {
             }
             // A trace that is not there is this file's error, found before the daemon starts.
             if case .replay(let trace) = configuration.source {
-                let fd = open(trace, O_RDONLY | O_CLOEXEC)
-                guard fd >= 0 else {
-                    let code = errno
-                    throw top.error("source", "cannot read the trace \(trace): \(String(cString: strerror(code)))")
+                do {
+                    close(try RegularFile.open(trace))
+                } catch {
+                    throw top.error("source", "cannot read the trace \(trace): \(error)")
                 }
-                close(fd)
             }
         }
         if let sensors = try top.choices("sensors", among: SensorKind.allCases) {
