@@ -50,7 +50,8 @@ final class EngineStateStore: Sendable {
         }
         let (problem, reason): (String, String)
         do {
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            // Not through Foundation, which calls a FIFO or a device "Permission denied".
+            let data = Data(try RegularFile.contents(of: path))
             let state = try JSONDecoder().decode(MotionEngine.PersistentState.self, from: data)
             if let implausibility = state.implausibility(for: configuration) {
                 (problem, reason) = ("cannot use", "not a state the engine learns: \(implausibility)")

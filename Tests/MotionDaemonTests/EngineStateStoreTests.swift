@@ -90,6 +90,21 @@ struct EngineStateStoreTests {
         #expect(EngineStateStore(path: path, logger: log.logger).load() == state)
     }
 
+    @Test("a FIFO or a link to /dev/zero as the state file is moved aside as not a regular file, without waiting on it",
+          arguments: ["FIFO", "link to /dev/zero"])
+    func notRegularFile(kind: String) throws {
+        let directory = try ConfigurationTests.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("engine.json").path
+        try #require((kind == "FIFO" ? mkfifo(path, 0o600) : symlink("/dev/zero", path)) == 0)
+
+        let log = LogRecorder()
+        #expect(EngineStateStore(path: path, logger: log.logger).load() == nil)
+        #expect(log.messages(.error) == ["cannot read engine state \(path): not a regular file; moved it to \(path).corrupt and starting uncalibrated"])
+        var info = stat()
+        #expect(lstat(path + ".corrupt", &info) == 0 && lstat(path, &info) != 0)
+    }
+
     /// A saved state the engine could never have learned, and the field its error must name.
     struct Implausible: Sendable, CustomTestStringConvertible {
         var what: String
