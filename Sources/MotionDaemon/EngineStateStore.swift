@@ -17,8 +17,9 @@ import MotionIIO
 /// overwritten: it is moved aside to `PATH.corrupt` with an error naming it (and the field at
 /// fault) and the engine starts fresh; if it cannot even be moved, saving stays off for this
 /// run. A save that fails is logged once with its reason, again only when the reason changes
-/// (a read-only directory fails every save interval alike). Used from the pipeline queue (and at start and exit); its bookkeeping sits behind a
-/// lock all the same, so the compiler checks it.
+/// (a read-only directory fails every save interval alike). Used from the pipeline queue (and
+/// at start and exit); its bookkeeping sits behind a lock all the same, so the compiler checks
+/// it.
 final class EngineStateStore: Sendable {
     let path: String
     /// Seconds between saves of a changing state.

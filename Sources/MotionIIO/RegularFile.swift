@@ -3,8 +3,8 @@ import Glibc
 /// A file that must be a regular file (a trace, the saved engine state), opened for reading
 /// without ever waiting on whatever else stands at its path: a FIFO, whose plain open waits for
 /// a writer; a device such as `/dev/zero`, which never ends; a directory. Each is refused as
-/// ``Problem/notRegularFile``, which is what is wrong with it (the library's own refusal of a
-/// device says "Permission denied", which misleads).
+/// ``Problem/notRegularFile``, which is what is wrong with it (Foundation's refusal of one says
+/// "Permission denied", which misleads).
 public enum RegularFile {
     /// Why a file could not be opened or read.
     public enum Problem: Error, Sendable, Hashable, CustomStringConvertible {

@@ -14,10 +14,8 @@ final class TraceLines {
         let fd: Int32
         do {
             fd = try RegularFile.open(path)
-        } catch .notRegularFile {
-            throw .trace(path: path, reason: "\(RegularFile.Problem.notRegularFile)")
         } catch {
-            throw .trace(path: path, reason: "cannot read the file (\(error))")
+            throw .trace(path: path, reason: error == .notRegularFile ? "\(error)" : "cannot read the file (\(error))")
         }
         guard let file = fdopen(fd, "r") else {
             let code = errno
