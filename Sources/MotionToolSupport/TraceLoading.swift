@@ -40,18 +40,9 @@ private func traceText(_ path: String) throws(TraceFileError) -> String {
     } catch {
         throw TraceFileError(description: "cannot read \(path): \(fileErrorReason(error))")
     }
-    var parser = Unicode.UTF8.ForwardParser()
-    var iterator = bytes.makeIterator()
-    var offset = 0
-    while true {
-        switch parser.parseScalar(from: &iterator) {
-        case .valid(let scalar):
-            offset += scalar.count
-        case .error:
-            // Counted from 1, as `cmp` counts bytes.
-            throw TraceFileError(description: "\(path): not UTF-8 text (byte \(offset + 1))")
-        case .emptyInput:
-            return String(decoding: bytes, as: UTF8.self)
-        }
+    if let offset = UTF8Text.firstInvalidByte(bytes) {
+        // Counted from 1, as `cmp` counts bytes.
+        throw TraceFileError(description: "\(path): not UTF-8 text (byte \(offset + 1))")
     }
+    return String(decoding: bytes, as: UTF8.self)
 }
