@@ -73,12 +73,11 @@ public enum ConfigurationFile {
             }
             // A trace that is not there is this file's error, found before the daemon starts.
             if case .replay(let trace) = configuration.source {
-                let fd = open(trace, O_RDONLY | O_CLOEXEC)
-                guard fd >= 0 else {
-                    let code = errno
-                    throw top.error("source", "cannot read the trace \(trace): \(String(cString: strerror(code)))")
+                do {
+                    close(try RegularFile.open(trace))
+                } catch {
+                    throw top.error("source", "cannot read the trace \(trace): \(error)")
                 }
-                close(fd)
             }
         }
         if let sensors = try top.choices("sensors", among: SensorKind.allCases) {
@@ -268,19 +267,7 @@ public enum ConfigurationFile {
 
     /// The line (from 1) of the first byte that is not part of valid UTF-8.
     private static func firstInvalidUTF8Line(_ bytes: [UInt8]) -> Int? {
-        var parser = Unicode.UTF8.ForwardParser()
-        var iterator = bytes.makeIterator()
-        var line = 1
-        while true {
-            switch parser.parseScalar(from: &iterator) {
-            case .valid(let scalar):
-                if scalar.count == 1 && scalar.first == 0x0A { line += 1 }
-            case .error:
-                return line
-            case .emptyInput:
-                return nil
-            }
-        }
+        UTF8Text.firstInvalidByte(bytes).map { offset in 1 + bytes[..<offset].count(where: { $0 == 0x0A }) }
     }
 
     /// The first character TOML forbids (a control character other than tab, line feed and a

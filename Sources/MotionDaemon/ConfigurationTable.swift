@@ -1,4 +1,5 @@
 import MotionCore
+import MotionProtocol
 import TOMLKit
 
 /// One table of a configuration file, read key by key with errors a person can act on: each
@@ -45,7 +46,11 @@ struct ConfigurationTable {
 
     /// A string, or nil when `key` is absent; `expected` describes it for a value of another type.
     func string(_ key: String, expected: String) throws(ConfigurationError) -> String? {
-        try value(key, expected: expected) { $0.string }
+        guard let value = table[key] else { return nil }
+        guard let text = try text(of: value, key, expected: expected) else {
+            throw error(key, "expected \(expected), got \(Self.describe(value))")
+        }
+        return text
     }
 
     func bool(_ key: String) throws(ConfigurationError) -> Bool? {
@@ -90,7 +95,7 @@ struct ConfigurationTable {
         guard let array = try value(key, expected: "an array of \(expected)", { $0.array }) else { return nil }
         var result: [Choice] = []
         for element in array {
-            guard let text = element.string, let choice = choices.first(where: { $0.rawValue == text }) else {
+            guard let text = try text(of: element, key, expected: expected), let choice = choices.first(where: { $0.rawValue == text }) else {
                 throw error(key, "expected \(expected), got \(element.string.map { "\"\($0)\"" } ?? Self.describe(element))")
             }
             result.append(choice)
@@ -123,6 +128,20 @@ struct ConfigurationTable {
         guard let value = table[key] else { return nil }
         guard let read = read(value) else { throw error(key, "expected \(expected), got \(Self.describe(value))") }
         return read
+    }
+
+    /// The text of a string value of `key`, nil for a value of another type. TOMLKit hands a
+    /// string over as a C string, cut at its first NUL: `"on\u0000garbage"` would read as "on".
+    /// toml++ writes the value as JSON with the NUL as an escape, which tells.
+    private func text(of value: any TOMLValueConvertible, _ key: String, expected: String) throws(ConfigurationError) -> String? {
+        guard let text = value.string else { return nil }
+        let alone = TOMLTable()
+        alone["value"] = value
+        if case .object(let fields)? = try? JSONValue.parse(Array(alone.convert(to: .json).utf8)),
+           case .string(let whole)? = fields["value"], whole.unicodeScalars.contains("\0") {
+            throw error(key, "expected \(expected), got a string with a NUL character (\\u0000) in it")
+        }
+        return text
     }
 
     private func line(of key: String) -> Int? {

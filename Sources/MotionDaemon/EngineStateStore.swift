@@ -16,8 +16,10 @@ import MotionIIO
 /// that cannot be decoded, or whose state the engine could not have learned, is never
 /// overwritten: it is moved aside to `PATH.corrupt` with an error naming it (and the field at
 /// fault) and the engine starts fresh; if it cannot even be moved, saving stays off for this
-/// run. Used from the pipeline queue (and at start and exit); its bookkeeping sits behind a
-/// lock all the same, so the compiler checks it.
+/// run. A save that fails is logged once with its reason, again only when the reason changes
+/// (a read-only directory fails every save interval alike). Used from the pipeline queue (and
+/// at start and exit); its bookkeeping sits behind a lock all the same, so the compiler checks
+/// it.
 final class EngineStateStore: Sendable {
     let path: String
     /// Seconds between saves of a changing state.
@@ -27,6 +29,8 @@ final class EngineStateStore: Sendable {
         var lastSaved: MotionEngine.PersistentState?
         var lastSaveTime = -Double.infinity
         var savingDisabled = false
+        /// Why the last save failed, as logged; nil after a save that worked.
+        var failure: String?
     }
     private let record = Lock(Record())
 
@@ -47,7 +51,8 @@ final class EngineStateStore: Sendable {
         }
         let (problem, reason): (String, String)
         do {
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            // Not through Foundation, which calls a FIFO or a device "Permission denied".
+            let data = Data(try RegularFile.contents(of: path))
             let state = try JSONDecoder().decode(MotionEngine.PersistentState.self, from: data)
             if let implausibility = state.implausibility(for: configuration) {
                 (problem, reason) = ("cannot use", "not a state the engine learns: \(implausibility)")
@@ -88,10 +93,22 @@ final class EngineStateStore: Sendable {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             try write(encoder.encode(state))
-            record.withLock { $0.lastSaved = state }
-            logger.debug("engine state saved to \(path)")
+            let recovered = record.withLock { record in
+                defer { (record.lastSaved, record.failure) = (state, nil) }
+                return record.failure != nil
+            }
+            if recovered {
+                logger.info("engine state saved to \(path) again")
+            } else {
+                logger.debug("engine state saved to \(path)")
+            }
         } catch {
-            logger.error("cannot save engine state to \(path): \(error)")
+            let reason = "\(error)"
+            let changed = record.withLock { record in
+                defer { record.failure = reason }
+                return record.failure != reason
+            }
+            if changed { logger.error("cannot save the engine state to \(path): \(reason)") }
         }
     }
 
@@ -140,6 +157,13 @@ final class EngineStateStore: Sendable {
         let operation: String
         let path: String
         let code: Int32
-        var description: String { "\(operation) \(path): \(String(cString: strerror(code)))" }
+        var description: String {
+            let reason = String(cString: strerror(code))
+            // On a read-only file system every step fails so, even removing a file that is not
+            // there: what to name is the directory.
+            guard code == EROFS else { return "\(operation) \(path): \(reason)" }
+            let directory = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+            return "\(directory) is read-only (\(reason))"
+        }
     }
 }

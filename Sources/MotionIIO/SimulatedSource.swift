@@ -86,9 +86,12 @@ public final class SimulatedSource: MotionSource {
 
     private func apply(_ request: SourceRequest) {
         guard let delivery = state.withLock({ $0.delivery }) else { return }
+        // A kind the simulated device lacks (a base sensor) is never read nor announced: it
+        // stays unavailable, as a real source keeps a sensor it does not have.
+        let requested = Set(request.periods.keys).intersection(Self.kinds)
         // One thread per distinct period and interval serves every kind at them, so three
         // sensors at 100 Hz cost one wake-up per tick (and reach the pipeline as one burst).
-        let groups = Dictionary(grouping: request.periods.keys.filter(Self.kinds.contains)) { kind in
+        let groups = Dictionary(grouping: requested) { kind in
             Group(period: request.periods[kind]!, interval: request.batchInterval(kind)!)
         }.mapValues(Set.init)
         let stale = threads.withLock { threads in
@@ -98,7 +101,7 @@ public final class SimulatedSource: MotionSource {
         }
         for thread in stale { thread.stop() }
         let stopped = state.withLock { state in
-            SensorKind.allCases.filter { request.periods[$0] == nil && state.readingKinds.contains($0) }
+            SensorKind.allCases.filter { !requested.contains($0) && state.readingKinds.contains($0) }
         }
         if !stopped.isEmpty { delivery.queue.sync { delivery.handler(stopped.map { .availability($0, Self.idle) }) } }
         let running = threads.withLock { Set($0.keys) }
@@ -126,7 +129,7 @@ public final class SimulatedSource: MotionSource {
                 return true
             }
         }
-        state.withLock { $0.readingKinds = Set(request.periods.keys) }
+        state.withLock { $0.readingKinds = requested }
     }
 
     /// Every grid point of `kinds` due by now, interleaved in time as scans of one device

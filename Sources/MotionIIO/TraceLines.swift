@@ -9,10 +9,18 @@ final class TraceLines {
     /// The number of the line ``next()`` returned last.
     private(set) var number = 0
 
-    /// Opens `path` for reading; throws the system's reason.
+    /// Opens `path` for reading; throws the system's reason, or that it is not a regular file.
     init(path: String) throws(SourceError) {
-        guard let file = fopen(path, "re") else {
-            throw .trace(path: path, reason: "cannot read the file (\(String(cString: strerror(errno))))")
+        let fd: Int32
+        do {
+            fd = try RegularFile.open(path)
+        } catch {
+            throw .trace(path: path, reason: error == .notRegularFile ? "\(error)" : "cannot read the file (\(error))")
+        }
+        guard let file = fdopen(fd, "r") else {
+            let code = errno
+            close(fd)
+            throw .trace(path: path, reason: "cannot read the file (\(RegularFile.Problem.system(code)))")
         }
         self.file = file
     }

@@ -99,7 +99,7 @@ public enum ClientRequest: Sendable, Hashable {
             }
             if let latency = try fields.number("latency") {
                 guard stream.isSampleStream else {
-                    throw ProtocolError(.invalidValue, "latency: \(stream) is not a sample stream (only accelerometer, gyro, magnetometer, deviceMotion and heading are batched)")
+                    throw ProtocolError(.invalidValue, "latency: \(stream) is not a sample stream; only these are batched: \(StreamName.sampleStreams.map(\.rawValue).joined(separator: ", "))")
                 }
                 guard latency.isFinite, latency >= 0, latency <= Wire.maximumLatency else {
                     throw ProtocolError(.invalidValue, "latency: \(latency) s is not between 0 and \(Wire.maximumLatency) s")

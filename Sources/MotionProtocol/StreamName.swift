@@ -96,6 +96,10 @@ public enum StreamName: String, Sendable, Hashable, Codable, CaseIterable, Custo
         }
     }
 
+    /// The sample streams (``isSampleStream``) in declaration order: the streams a subscription
+    /// may batch with a `latency`.
+    public static let sampleStreams = allCases.filter(\.isSampleStream)
+
     /// Whether `get` can return a latest value (events like a shake have none; availability
     /// of every sensor is in `status`).
     public var isPullable: Bool {

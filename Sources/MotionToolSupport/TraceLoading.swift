@@ -1,4 +1,6 @@
 import ArgumentParser
+import FoundationEssentials
+import Glibc
 import MotionCore
 
 /// Reads a trace or fails (exit 1, not a usage error: the command line was right, the file
@@ -6,9 +8,9 @@ import MotionCore
 public func loadTrace(_ path: String) throws -> TraceReader.Trace {
     let text: String
     do {
-        text = try String(contentsOfFile: path, encoding: .utf8)
+        text = try traceText(path)
     } catch {
-        Console.error("cannot read \(path): \(fileErrorReason(error))")
+        Console.error("\(error)")
         throw ExitCode.failure
     }
     do {
@@ -17,4 +19,30 @@ public func loadTrace(_ path: String) throws -> TraceReader.Trace {
         Console.error("\(path): \(error)")
         throw ExitCode.failure
     }
+}
+
+/// Why a trace file could not be read as text; the description names the file.
+private struct TraceFileError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// The text of the trace at `path`, which must be a regular file of UTF-8 text. Its type is
+/// checked before anything opens it: opening a FIFO waits for a writer, `/dev/zero` never ends.
+private func traceText(_ path: String) throws(TraceFileError) -> String {
+    var info = stat()
+    guard stat(path, &info) == 0 else {
+        throw TraceFileError(description: "cannot read \(path): \(String(cString: strerror(errno)))")
+    }
+    guard info.st_mode & S_IFMT == S_IFREG else { throw TraceFileError(description: "\(path): not a regular file") }
+    let bytes: Data
+    do {
+        bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+        throw TraceFileError(description: "cannot read \(path): \(fileErrorReason(error))")
+    }
+    if let offset = UTF8Text.firstInvalidByte(bytes) {
+        // Counted from 1, as `cmp` counts bytes.
+        throw TraceFileError(description: "\(path): not UTF-8 text (byte \(offset + 1))")
+    }
+    return String(decoding: bytes, as: UTF8.self)
 }

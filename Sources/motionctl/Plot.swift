@@ -44,6 +44,9 @@ struct Plot: ParsableCommand {
     func run() throws {
         let trace = try loadTrace(file)
         guard trace.records.count >= 2 else { throw ValidationError("\(file): fewer than two rows, nothing to plot over time") }
+        guard let first = trace.records.first?.time, let last = trace.records.last?.time, (last - first).isFinite else {
+            throw ValidationError("\(file): the rows span more seconds than a number holds, nothing to plot over time")
+        }
         let data = TracePlotData(trace: trace, engine: try engine.configuration())
         let svg = Self.render(data, title: "\(URL(fileURLWithPath: file).lastPathComponent): \(trace.records.count) rows", fuse: fuse)
         do {

@@ -58,6 +58,53 @@ struct EngineStateStoreTests {
         #expect(EngineStateStore(path: path, logger: log.logger).load() == Self.plausible)
     }
 
+    /// Mounts a small tmpfs on `directory`, read-only unless `writable` (again, with `remount`):
+    /// a read-only file system stops root too, as a permission would not.
+    static func mountTmpfs(on directory: String, writable: Bool, remount: Bool = false) -> Bool {
+        let flags = UInt(writable ? 0 : MS_RDONLY) | UInt(remount ? MS_REMOUNT : 0)
+        return "size=64k".withCString { mount("tmpfs", directory, "tmpfs", flags, $0) } == 0
+    }
+
+    @Test("a read-only state directory: one error naming the directory and why, not one a save; a save that works again says so")
+    func readOnlyDirectory() throws {
+        let directory = try ConfigurationTests.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try #require(Self.mountTmpfs(on: directory.path, writable: false), "mount: \(String(cString: strerror(errno)))")
+        defer { umount2(directory.path, Int32(MNT_DETACH)) }
+        let path = directory.appendingPathComponent("engine.json").path
+
+        let log = LogRecorder()
+        let store = EngineStateStore(path: path, minimumInterval: 1, logger: log.logger)
+        var state = Self.plausible
+        for second in 0..<4 {
+            state.gyroscopeBias.x += 0.002
+            store.saveIfChanged(state, now: Double(second))
+        }
+        #expect(log.messages(.error) == ["cannot save the engine state to \(path): \(directory.path) is read-only (Read-only file system)"])
+
+        try #require(Self.mountTmpfs(on: directory.path, writable: true, remount: true), "remount: \(String(cString: strerror(errno)))")
+        state.gyroscopeBias.x += 0.002
+        store.saveIfChanged(state, now: 4)
+        #expect(log.messages(.info) == ["engine state saved to \(path) again"])
+        #expect(log.messages(.error).count == 1)
+        #expect(EngineStateStore(path: path, logger: log.logger).load() == state)
+    }
+
+    @Test("a FIFO or a link to /dev/zero as the state file is moved aside as not a regular file, without waiting on it",
+          arguments: ["FIFO", "link to /dev/zero"])
+    func notRegularFile(kind: String) throws {
+        let directory = try ConfigurationTests.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("engine.json").path
+        try #require((kind == "FIFO" ? mkfifo(path, 0o600) : symlink("/dev/zero", path)) == 0)
+
+        let log = LogRecorder()
+        #expect(EngineStateStore(path: path, logger: log.logger).load() == nil)
+        #expect(log.messages(.error) == ["cannot read engine state \(path): not a regular file; moved it to \(path).corrupt and starting uncalibrated"])
+        var info = stat()
+        #expect(lstat(path + ".corrupt", &info) == 0 && lstat(path, &info) != 0)
+    }
+
     /// A saved state the engine could never have learned, and the field its error must name.
     struct Implausible: Sendable, CustomTestStringConvertible {
         var what: String

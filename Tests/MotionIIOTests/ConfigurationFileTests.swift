@@ -61,6 +61,31 @@ struct ConfigurationFileTests {
         #expect(daemon.process.isRunning)
     }
 
+    @Test("--check-config refuses a string with an escaped NUL, naming the line and key")
+    func checkConfigRefusesNUL() async throws {
+        let directory = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("motiond.toml").path
+        try "source = \"sim:\"\n[convertible]\ntablet-mode-switch = \"on\\u0000garbage\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let check = try await Emulation.run([Emulation.motiond, "--check-config", "--config", config], timeout: 20)
+        #expect(check.status == 78 && !check.stdout.contains("OK"), "\(check.stdout)")
+        #expect(check.stderr.contains(#"\#(config):3: convertible.tablet-mode-switch: expected auto, on or off, got a string with a NUL character (\u0000) in it"#),
+                "\(check.stderr)")
+    }
+
+    @Test("--check-config refuses a replay trace that is a FIFO as not a regular file, without waiting for a writer")
+    func checkConfigRefusesFIFOTrace() async throws {
+        let directory = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("motiond.toml").path
+        let fifo = directory.appendingPathComponent("trace.csv").path
+        try #require(mkfifo(fifo, 0o600) == 0)
+        try "source = \"replay:\(fifo)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let check = try await Emulation.run([Emulation.motiond, "--check-config", "--config", config], timeout: 20)
+        #expect(check.status == 78)
+        #expect(check.stderr.contains("\(config):1: source: cannot read the trace \(fifo): not a regular file"), "\(check.stderr)")
+    }
+
     @Test("a replay trace the file names that is missing or no trace: exit 78 (EX_CONFIG) naming the file and source")
     func badReplaySource() async throws {
         let directory = try Emulation.temporaryDirectory()

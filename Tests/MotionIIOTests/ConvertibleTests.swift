@@ -183,6 +183,39 @@ struct ConvertibleTests {
         }
         #expect(tried.isEmpty, "\(tried)")
     }
+
+    @Test("sim: is a slate: after a posture subscriber leaves, hello and status still say the base accelerometer is unavailable and unread, and the next hinge subscriber is answered unavailable",
+          .timeLimit(.minutes(1)))
+    func simulatedSlateHasNoBase() async throws {
+        let daemon = try ServedDaemon(["--source", "sim:"])
+        defer { _ = daemon.stop() }
+        do {
+            let leaving = try await daemon.connect()
+            try await leaving.send(#"{"op":"subscribe","id":1,"stream":"posture"}"#)
+            let reply = try #require(try await leaving.reply(1))
+            #expect(reply["ok"] as? Bool == true && reply["available"] as? Bool == false, "\(reply)")
+        }
+        // The first client is gone (its socket closed): wait until the daemon has seen it leave.
+        let asker = try await daemon.connect()
+        var status: [String: Any] = [:]
+        for id in 1...100 {
+            try await asker.send(#"{"op":"status","id":\#(id)}"#)
+            status = try #require(try await asker.reply(id)?["status"] as? [String: Any])
+            if status["clients"] as? Int == 1 { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(status["clients"] as? Int == 1, "\(status)")
+        let base = (status["sensors"] as? [String: Any])?["baseAccelerometer"] as? [String: Any]
+        #expect(base?["available"] as? Bool == false && base?["period"] == nil && base?["mode"] == nil, "\(String(describing: base))")
+
+        let next = try await SocketClient(path: daemon.socket)
+        let hello = try #require(try await next.next(type: "hello"))
+        let helloBase = (hello["sensors"] as? [String: Any])?["baseAccelerometer"] as? [String: Any]
+        #expect(helloBase?["available"] as? Bool == false, "\(String(describing: helloBase))")
+        try await next.send(#"{"op":"subscribe","id":1,"stream":"hinge","interval":0.02}"#)
+        let hinge = try #require(try await next.reply(1))
+        #expect(hinge["ok"] as? Bool == true && hinge["available"] as? Bool == false, "\(hinge)")
+    }
 }
 
 /// The convertible on a live umockdev testbed (one per process: these belong to the serialized

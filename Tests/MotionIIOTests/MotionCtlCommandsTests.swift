@@ -382,6 +382,36 @@ struct MotionCtlCommandsTests {
         #expect(wrong.status == 64 && wrong.stderr.contains(".svg or .png"))
     }
 
+    @Test("plot: values at the ends of the finite numbers (±1e308, a constant 1e308, −1.8e308…1.8e308) are drawn at once, inside their panels, with tick labels",
+          arguments: [[1e308, -1e308], [1e308], [-Double.greatestFiniteMagnitude, Double.greatestFiniteMagnitude, 0]])
+    func plotExtremeValues(values: [Double]) async throws {
+        // Every axis of every sensor; the rotation rate and the field are plotted as they are.
+        let rows = (0..<50).map { i in
+            "\(Double(i) / 50)," + Array(repeating: "\(values[i % values.count])", count: 9).joined(separator: ",")
+        }
+        let trace = try Self.write(([Self.header] + rows).joined(separator: "\n") + "\n", named: "extreme.csv")
+        defer { try? FileManager.default.removeItem(at: trace.directory) }
+        let output = trace.directory.appendingPathComponent("plot.svg").path
+        let run = try await Emulation.run([MotionCtlTests.motionctl, "plot", trace.path, "--output", output], timeout: 20)
+        #expect(run.status == 0, "\(run.stderr)")
+        let svg = try SVGSummary(Data(contentsOf: URL(fileURLWithPath: output)))
+        for panel in ["panel-acceleration", "panel-rotation-rate", "panel-magnetic-field"] {
+            let points = (svg.polylines[panel] ?? []).flatMap { $0 }
+            #expect(!points.isEmpty && points.allSatisfy { $0.0 >= 0 && $0.0 <= svg.size.0 && $0.1 >= 0 && $0.1 <= svg.size.1 },
+                    "\(panel): \(points.prefix(5))")
+        }
+        #expect(svg.texts.contains { $0.hasSuffix("e+308") }, "no tick label near 1e308: \(svg.texts)")
+    }
+
+    @Test("plot: rows from t = −1e308 to 1e308 s, a span no number holds, are refused at once, not drawn at NaN")
+    func plotTimeSpanOverflow() async throws {
+        let trace = try Self.write("t,acc_x,acc_y,acc_z\n-1e308,0,0,9.8\n0,0,0,9.8\n1e308,0,0,9.8\n", named: "eons.csv")
+        defer { try? FileManager.default.removeItem(at: trace.directory) }
+        let run = try await Emulation.run([MotionCtlTests.motionctl, "plot", trace.path, "--output", trace.directory.appendingPathComponent("plot.svg").path],
+                                          timeout: 20)
+        #expect(run.status == 64 && run.stderr.contains("\(trace.path): the rows span more seconds than a number holds"), "\(run.stderr)")
+    }
+
     static let rsvgConvert = ["/usr/bin/rsvg-convert", "/usr/local/bin/rsvg-convert"].contains { FileManager.default.isExecutableFile(atPath: $0) }
 
     @Test("plot: PNG through rsvg-convert", .enabled(if: rsvgConvert, "rsvg-convert not installed (Debian package librsvg2-bin)"))

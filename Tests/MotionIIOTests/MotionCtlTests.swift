@@ -140,4 +140,28 @@ struct MotionCtlTests {
         let plot = try await Emulation.run([Self.motionctl, "plot", trace, "--output", nowhere])
         #expect(plot.status == 1 && plot.stderr.contains("cannot write \(nowhere): No such file or directory"), "\(plot.stderr)")
     }
+
+    @Test("fuse, analyze, plot and motiond --source replay: on /dev/null, /dev/zero or a FIFO say it is not a regular file (at once: no waiting for a writer, no endless read); on bytes that are not UTF-8, where")
+    func inputNotATextFile() async throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fifo = dir.appendingPathComponent("fifo.csv").path
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let latin1 = dir.appendingPathComponent("latin1.csv").path
+        // "t,acc_x,acc_y,acc_z\n0,0,0,9.8 # m/s²" with the ² in Latin-1: byte 36, 0xB2.
+        try Data(Array("t,acc_x,acc_y,acc_z\n0,0,0,9.8 # m/s".utf8) + [0xB2, 0x0A]).write(to: URL(fileURLWithPath: latin1))
+        let output = dir.appendingPathComponent("out").path
+        for (input, reason) in [("/dev/null", "not a regular file"), ("/dev/zero", "not a regular file"), (fifo, "not a regular file"),
+                                (latin1, "not UTF-8 text (byte 36)")] {
+            for command in [["fuse", "--input", input, "--output", output + ".csv"], ["analyze", "--input", input], ["plot", input, "--output", output + ".svg"]] {
+                let run = try await Emulation.run([Self.motionctl] + command, timeout: 20)
+                #expect(run.status == 1, "\(command): exit \(run.status), \(run.stderr)")
+                #expect(run.stderr == "motionctl: \(input): \(reason)\n", "\(command): \(run.stderr)")
+            }
+        }
+        for input in ["/dev/zero", fifo] {
+            let replay = try await Emulation.run([Emulation.motiond, "--source", "replay:\(input)", "--no-socket", "--print-samples", "--count", "1"], timeout: 20)
+            #expect(replay.status != 0 && replay.stderr.contains("cannot replay \(input): not a regular file"), "\(replay.stderr)")
+        }
+    }
 }

@@ -288,6 +288,28 @@ struct SimulatedSourceTests {
         #expect(log.sampleIndices(.accelerometer).contains { $0 > off }, "the accelerometer kept running")
     }
 
+    @Test("a slate has no base: a base accelerometer asked for, dropped and asked for again stays unavailable and is never read")
+    func noBaseWhenAskedFor() async throws {
+        let source = Self.restingSource()
+        let queue = DispatchQueue(label: "SimulatedSourceTests.noBase")
+        let log = SimEventLog()
+        // What the pipeline asks for while a posture subscriber comes, leaves and comes back.
+        let posture = try SourceRequest([.accelerometer: 0.02, .baseAccelerometer: 0.02])
+        try source.start(posture, queue: queue) { log.append(contentsOf: $0) }
+        try await sleepSeconds(0.1)
+        try source.update(SourceRequest([.accelerometer: 0.02]))
+        try await sleepSeconds(0.1)
+        try source.update(posture)
+        try await sleepSeconds(0.1)
+        source.stop()
+        queue.sync {}
+
+        let base = log.availability(.baseAccelerometer).map(\.value)
+        #expect(!base.isEmpty && base.allSatisfy { !$0.isAvailable }, "\(base)")
+        #expect(log.samples(.baseAccelerometer).isEmpty)
+        #expect(log.samples(.accelerometer).count >= 5, "the accelerometer was read")
+    }
+
     @Test("A rate change keeps accelerometer timestamps strictly increasing")
     func rateChangeKeepsOrder() async throws {
         let source = Self.restingSource()

@@ -65,6 +65,19 @@ struct ClientRequestTests {
         #expect(ClientRequest.requestID(inLine: Array(line.utf8)) == 1)
     }
 
+    @Test("the latency refusal names exactly the streams that take a latency")
+    func latencyRefusalNamesTheBatchedStreams() throws {
+        let accepted = StreamName.allCases.filter { stream in
+            (try? parse(#"{"op":"subscribe","stream":"\#(stream)","latency":1}"#)) != nil
+        }
+        #expect(accepted.contains(.light), "docs/PROTOCOL.md: light is a sample stream")
+        for stream in StreamName.allCases where !accepted.contains(stream) {
+            let message = try #require(refusal(#"{"op":"subscribe","stream":"\#(stream)","latency":1}"#)).message
+            let named = try #require(message.split(separator: "only these are batched: ").dropFirst().first, "\(message)")
+            #expect(named.split(separator: ", ").map(String.init) == accepted.map(\.rawValue), "\(message)")
+        }
+    }
+
     @Test("unsubscribe, get (with a frame or heading edge) and status")
     func otherOps() throws {
         #expect(try parse(#"{"op":"unsubscribe","id":3,"stream":"deviceMotion"}"#) == .unsubscribe(id: 3, stream: .deviceMotion))
