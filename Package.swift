@@ -29,7 +29,8 @@ let package = Package(
         // Pure, deterministic motion model: no I/O, no C, no Dispatch.
         .target(name: "MotionCore"),
 
-        // One lock type for state threads share (see Lock.swift for why not Synchronization's).
+        // What threads share: one lock type (see Lock.swift for why not Synchronization's), one
+        // thread wrapper, one error type for failed system calls.
         .target(name: "MotionSync"),
 
         // System libraries, touched only by MotionIIO (and later the systemd glue).
@@ -142,6 +143,7 @@ let package = Package(
             dependencies: ["MotionCore", "MotionIIO", "MotionProtocol", "MotionDaemon", "MotionDBus", "MotionSync", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "MotionDBusTests", dependencies: ["MotionDBus"]),
+        .testTarget(name: "MotionSyncTests", dependencies: ["MotionSync"]),
         .testTarget(name: "MotionToolSupportTests", dependencies: ["MotionToolSupport"]),
         .testTarget(
             name: "MotionIIOTests",

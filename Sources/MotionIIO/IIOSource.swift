@@ -1,6 +1,7 @@
 import Dispatch
 import Logging
 import MotionCore
+import MotionSync
 
 /// The source for real hardware: the IIO devices of a libiio context (`local:` or `ip:HOST`).
 ///
@@ -277,7 +278,11 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
             setAvailability(sensor.kind, SensorAvailability(isAvailable: true, reason: "reading \(sensor.summary)", mode: reader.mode,
                                                                  location: sensor.location, period: delivered(sensor)))
         }
-        reader.start()
+        do {
+            try reader.start()
+        } catch {
+            lost(deviceID, "no thread to read it on (\(error))", identity: identity)
+        }
     }
 
     /// Remembers the frequency writes of a reader's setup; the first one per attribute holds

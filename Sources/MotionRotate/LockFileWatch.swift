@@ -1,4 +1,5 @@
 import Glibc
+import MotionSync
 import MotionToolSupport
 
 /// Tells the live loop when the lock file may have come or gone: inotify on the file's
@@ -11,11 +12,11 @@ enum LockFileWatch {
     /// How often the directory is looked at while it cannot be watched (seconds).
     static let pollInterval = 1.0
 
-    static func start(path: String, clock: ElapsedClock, into inbox: RotationInbox) throws(BackgroundThread.Unavailable) {
+    static func start(path: String, clock: ElapsedClock, into inbox: RotationInbox) throws(SystemError) {
         let slash = path.lastIndex(of: "/")
         let name = String(slash.map { path[path.index(after: $0)...] } ?? path[...])
         let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        try BackgroundThread.start {
+        try BackgroundThread.start(name: "lock-file") {
             let events = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO)
             let fd = inotify_init1(Int32(IN_CLOEXEC))
             var watching: Bool?

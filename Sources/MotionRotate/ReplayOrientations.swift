@@ -1,5 +1,6 @@
 import Glibc
 import MotionProtocol
+import MotionSync
 import MotionToolSupport
 
 /// Orientation events from a file (or `-`, standard input) of JSON lines as the socket sends
@@ -12,7 +13,7 @@ import MotionToolSupport
 enum ReplayOrientations {
     static func start(path: String, into inbox: RotationInbox) {
         do {
-            try BackgroundThread.start {
+            try BackgroundThread.start(name: "replay") {
                 defer { inbox.post(.end) }
                 let fd = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
                 guard fd >= 0 else {
