@@ -14,7 +14,7 @@ let package = Package(
         .library(name: "MotionClient", targets: ["MotionClient"]),
         .library(name: "MotionCore", targets: ["MotionCore"]),
         // For the fuzz targets (Fuzz/): the configuration file parser.
-        .library(name: "MotionDaemon", targets: ["MotionDaemon"]),
+        .library(name: "MotionConfiguration", targets: ["MotionConfiguration"]),
         .library(name: "MotionIIO", targets: ["MotionIIO"]),
         .library(name: "MotionProtocol", targets: ["MotionProtocol"]),
         .library(name: "MotionDBus", targets: ["MotionDBus"]),
@@ -65,21 +65,30 @@ let package = Package(
         // Wire messages and the JSON-lines codec, shared by the daemon and its clients.
         .target(name: "MotionProtocol", dependencies: ["MotionCore"]),
 
+        // The daemon's configuration file: its settings, the TOML reading and checks, what a
+        // reload changes. No sd-bus, uinput or journald, so the fuzzers link only the parser.
+        .target(
+            name: "MotionConfiguration",
+            dependencies: [
+                "MotionCore", "MotionIIO", "MotionProtocol",
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ]
+        ),
+
         // The daemon proper: pipeline queue, subscriptions, publisher, socket server.
         .target(
             name: "MotionDaemon",
             dependencies: [
-                "MotionCore", "MotionIIO", "MotionProtocol", "MotionSync", "MotionDBus", "CMalloc", "CSystemd", "CUInput",
+                "MotionConfiguration", "MotionCore", "MotionIIO", "MotionProtocol", "MotionSync", "MotionDBus", "CMalloc", "CSystemd", "CUInput",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
 
         .executableTarget(
             name: "motiond",
             dependencies: [
-                "MotionCore", "MotionIIO", "MotionProtocol", "MotionDaemon", "MotionCommandLine",
+                "MotionConfiguration", "MotionCore", "MotionIIO", "MotionProtocol", "MotionDaemon", "MotionCommandLine",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -140,8 +149,9 @@ let package = Package(
         .testTarget(name: "MotionProtocolTests", dependencies: ["MotionCore", "MotionProtocol"]),
         .testTarget(
             name: "MotionDaemonTests",
-            dependencies: ["MotionCore", "MotionIIO", "MotionProtocol", "MotionDaemon", "MotionDBus", "MotionSync", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["MotionConfiguration", "MotionCore", "MotionIIO", "MotionProtocol", "MotionDaemon", "MotionDBus", "MotionSync", .product(name: "Logging", package: "swift-log")]
         ),
+        .testTarget(name: "MotionConfigurationTests", dependencies: ["MotionConfiguration", "MotionCore", "MotionIIO", "MotionProtocol"]),
         .testTarget(name: "MotionDBusTests", dependencies: ["MotionDBus"]),
         .testTarget(name: "MotionSyncTests", dependencies: ["MotionSync"]),
         .testTarget(name: "MotionToolSupportTests", dependencies: ["MotionToolSupport"]),

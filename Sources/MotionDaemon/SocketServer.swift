@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import Logging
+import MotionConfiguration
 import MotionIIO
 import MotionProtocol
 import MotionSync

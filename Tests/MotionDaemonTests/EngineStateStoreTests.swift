@@ -24,7 +24,7 @@ struct EngineStateStoreTests {
 
     @Test("a symlink planted at the temporary path is not followed: its target stays as it was, the state is saved")
     func symlinkAtTemporaryPath() throws {
-        let directory = try ConfigurationTests.scratchDirectory()
+        let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("engine.json").path
         let victim = directory.appendingPathComponent("victim").path
@@ -48,7 +48,7 @@ struct EngineStateStoreTests {
 
     @Test("a temporary file left by a crash is replaced")
     func staleTemporaryFile() throws {
-        let directory = try ConfigurationTests.scratchDirectory()
+        let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("engine.json").path
         try Data("{\"half\":".utf8).write(to: URL(fileURLWithPath: path + ".tmp"))
@@ -95,7 +95,7 @@ struct EngineStateStoreTests {
         Implausible(what: "an axis correction that scales", field: "gyroscopeCorrection") { $0.gyroscopeCorrection = Matrix3.identity * 1e308 },
     ])
     func implausibleState(bad: Implausible) throws {
-        let directory = try ConfigurationTests.scratchDirectory()
+        let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("engine.json").path
         var state = Self.plausible
