@@ -63,14 +63,14 @@ let package = Package(
         ),
 
         // Wire messages and the JSON-lines codec, shared by the daemon and its clients.
-        .target(name: "MotionProtocol", dependencies: ["MotionCore"]),
+        .target(name: "MotionProtocol", dependencies: ["MotionCore", "MotionSync"]),
 
         // The daemon's configuration file: its settings, the TOML reading and checks, what a
         // reload changes. No sd-bus, uinput or journald, so the fuzzers link only the parser.
         .target(
             name: "MotionConfiguration",
             dependencies: [
-                "MotionCore", "MotionIIO", "MotionProtocol",
+                "MotionCore", "MotionIIO", "MotionProtocol", "MotionSync",
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
@@ -95,7 +95,7 @@ let package = Package(
         ),
 
         // What applications link: a CMMotionManager-style client of motiond.
-        .target(name: "MotionClient", dependencies: ["MotionCore", "MotionProtocol"]),
+        .target(name: "MotionClient", dependencies: ["MotionCore", "MotionProtocol", "MotionSync"]),
 
         // motiond-rotate: rotates the display and touch input to follow the device orientation.
         .target(
@@ -111,7 +111,7 @@ let package = Package(
         .target(
             name: "MotionToolSupport",
             dependencies: [
-                "CSpawn", "MotionCore", "MotionProtocol",
+                "CSpawn", "MotionCore", "MotionProtocol", "MotionSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import MotionProtocol
+import MotionSync
 
 /// One connection to motiond that keeps itself up: it connects (and while the daemon is away,
 /// tries again after 0.05 s, doubling up to 2 s), reads the hello, hands every message on, and
@@ -74,7 +75,7 @@ final class DaemonLink: @unchecked Sendable {
         nextID += 1
         waiting[id] = reply
         if !write(request(id).json + "\n") {
-            lost(.daemonUnreachable("writing to \(path) failed: \(String(cString: strerror(errno)))"))
+            lost(.daemonUnreachable("writing to \(path) failed: \(SystemError.last())"))
         }
     }
 
@@ -109,7 +110,7 @@ final class DaemonLink: @unchecked Sendable {
             }
             if count < 0 {
                 if errno == EINTR { continue }
-                if errno != EAGAIN { lost(.daemonUnreachable("reading from \(path) failed: \(String(cString: strerror(errno)))")) }
+                if errno != EAGAIN { lost(.daemonUnreachable("reading from \(path) failed: \(SystemError.last())")) }
                 return
             }
             framer.append(buffer[0..<count])

@@ -63,7 +63,4 @@ enum BusMessage {
 
     /// A C string property of a message (member, sender, error name), if set.
     static func string(_ pointer: UnsafePointer<CChar>?) -> String? { pointer.map { String(cString: $0) } }
-
-    /// The text of a negative errno from sd-bus.
-    static func errorText(_ code: Int32) -> String { String(cString: strerror(-code)) }
 }

@@ -2,6 +2,7 @@ import CSDBus
 import Dispatch
 import Glibc
 import Logging
+import MotionSync
 
 /// iio-sensor-proxy's D-Bus API, `net.hadess.SensorProxy` (docs/DBUS.md), over sd-bus: the
 /// two objects and their properties, claims counted per bus client (released when the client
@@ -119,7 +120,7 @@ public final class SensorProxyService: @unchecked Sendable {
         var result = sd_bus_open_system(&opened)
         guard result >= 0, let opened else {
             if let opened { sd_bus_unref(opened) }
-            retry("cannot connect to the system bus: \(BusMessage.errorText(result))")
+            retry("cannot connect to the system bus: \(SystemError(result))")
             return
         }
         bus = opened
@@ -150,14 +151,14 @@ public final class SensorProxyService: @unchecked Sendable {
             if let acquired { slots.append(acquired) }
         }
         guard result >= 0 else {
-            retry("cannot serve \(SensorProxyObjects.busName): \(BusMessage.errorText(result))")
+            retry("cannot serve \(SensorProxyObjects.busName): \(SystemError(result))")
             return
         }
         // Queued behind another owner (iio-sensor-proxy) when there is one: NameAcquired says
         // when it is ours.
         result = sd_bus_request_name(opened, SensorProxyObjects.busName, UInt64(SD_BUS_NAME_QUEUE))
         if result < 0 {
-            retry("cannot ask for \(SensorProxyObjects.busName): \(BusMessage.errorText(result)) (is the D-Bus policy installed? dbus/net.hadess.SensorProxy.conf)")
+            retry("cannot ask for \(SensorProxyObjects.busName): \(SystemError(result)) (is the D-Bus policy installed? dbus/net.hadess.SensorProxy.conf)")
             return
         }
         if result == 0 {
@@ -203,7 +204,7 @@ public final class SensorProxyService: @unchecked Sendable {
         while true {
             let result = sd_bus_process(bus, nil)
             if result < 0 {
-                retry("the system bus connection ended: \(BusMessage.errorText(result))")
+                retry("the system bus connection ended: \(SystemError(result))")
                 return
             }
             if result == 0 { break }
@@ -403,7 +404,7 @@ public final class SensorProxyService: @unchecked Sendable {
         }, box.toOpaque(), 25_000_000)
         if result < 0 {
             box.release()
-            done("polkit could not be asked: \(BusMessage.errorText(result))")
+            done("polkit could not be asked: \(SystemError(result))")
         }
     }
 

@@ -112,20 +112,20 @@ final class EngineStateStore: Sendable {
         // Whatever is at the temporary path (a file left by a crash, or a symlink someone
         // planted) is removed, not opened: O_EXCL creates a new file or fails, and O_NOFOLLOW
         // refuses a symlink that reappears in between, so nothing else is ever written to.
-        if unlink(temporary) != 0 && errno != ENOENT { throw StoreError(operation: "remove the stale", path: temporary, code: errno) }
+        if unlink(temporary) != 0 && errno != ENOENT { throw SystemError(errno, "remove the stale \(temporary)") }
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StoreError(operation: "create", path: temporary, code: errno) }
-        var failure: StoreError?
+        guard fd >= 0 else { throw SystemError(errno, "create \(temporary)") }
+        var failure: SystemError?
         let written = data.withUnsafeBytes { writeAll($0, to: fd) }
-        if written != 0 { failure = StoreError(operation: "write", path: temporary, code: written) }
-        if failure == nil && fsync(fd) != 0 { failure = StoreError(operation: "fsync", path: temporary, code: errno) }
+        if written != 0 { failure = SystemError(written, "write \(temporary)") }
+        if failure == nil && fsync(fd) != 0 { failure = SystemError(errno, "fsync \(temporary)") }
         close(fd)
         if let failure {
             unlink(temporary)
             throw failure
         }
         guard rename(temporary, path) == 0 else {
-            let error = StoreError(operation: "rename into place", path: path, code: errno)
+            let error = SystemError(errno, "rename into place \(path)")
             unlink(temporary)
             throw error
         }
@@ -134,12 +134,5 @@ final class EngineStateStore: Sendable {
             _ = fsync(directoryFD)
             close(directoryFD)
         }
-    }
-
-    private struct StoreError: Error, CustomStringConvertible {
-        let operation: String
-        let path: String
-        let code: Int32
-        var description: String { "\(operation) \(path): \(String(cString: strerror(code)))" }
     }
 }

@@ -68,7 +68,7 @@ final class SocketServer: @unchecked Sendable {
     private var activated = false
 
     /// Starts accepting: on `adopted` (a socket systemd passed) or on a socket bound here.
-    func start(adopting adopted: Int32? = nil) throws(SocketError) {
+    func start(adopting adopted: Int32? = nil) throws(SystemError) {
         let fd: Int32
         if let adopted {
             fd = adopted
@@ -145,10 +145,10 @@ final class SocketServer: @unchecked Sendable {
     }
 
     /// Gives the socket file the configured mode and group.
-    private func setPermissions() throws(SocketError) {
-        guard chmod(path, socket.mode) == 0 else { throw SocketError(operation: "chmod", path: path, code: errno) }
+    private func setPermissions() throws(SystemError) {
+        guard chmod(path, socket.mode) == 0 else { throw .last("chmod \(path)") }
         if let group = socket.group, chown(path, uid_t.max, group.id) != 0 {
-            throw SocketError(operation: "chown to group \(group.name)", path: path, code: errno)
+            throw .last("chown to group \(group.name) \(path)")
         }
     }
 
@@ -189,11 +189,11 @@ final class SocketServer: @unchecked Sendable {
                 if code == EAGAIN || code == EWOULDBLOCK || code == EINTR { return }
                 if code == EMFILE || code == ENFILE {
                     // Out of descriptors: stop accepting for a moment instead of spinning.
-                    logger.warning("cannot accept a client on \(path): \(String(cString: strerror(code))); retrying in 100 ms")
+                    logger.warning("cannot accept a client on \(path): \(SystemError(code)); retrying in 100 ms")
                     pauseAccepting()
                     return
                 }
-                logger.warning("accept on \(path): \(String(cString: strerror(code)))")
+                logger.warning("accept on \(path): \(SystemError(code))")
                 return
             }
             let client = ClientConnection(id: ClientID(raw: nextID), fd: fd)
@@ -261,7 +261,7 @@ final class SocketServer: @unchecked Sendable {
                 processLines(client)
             }
         } else if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
-            disconnect(client, "read failed: \(String(cString: strerror(errno)))")
+            disconnect(client, "read failed: \(SystemError.last())")
         }
     }
 
@@ -378,7 +378,7 @@ final class SocketServer: @unchecked Sendable {
     private func flush(_ client: ClientConnection) {
         guard client.flush(now: BootClock.now()) else {
             let code = errno
-            disconnect(client, code == EPIPE || code == ECONNRESET ? "closed the connection" : "write failed: \(String(cString: strerror(code)))")
+            disconnect(client, code == EPIPE || code == ECONNRESET ? "closed the connection" : "write failed: \(SystemError(code))")
             return
         }
         if client.readPaused, client.resumeReadingIfPossible() {

@@ -26,7 +26,7 @@ public enum LibraryOutput {
         }
         guard first else { return }
         if motiond_replace_stderr(write) != 0 {
-            logger.notice("cannot take libiio's messages off standard error: \(String(cString: strerror(errno)))")
+            logger.notice("cannot take libiio's messages off standard error: \(SystemError.last())")
         }
     }
 

@@ -1,4 +1,5 @@
 import Glibc
+import MotionSync
 
 /// A trace file read a line at a time (`getline`), so a replay holds one row in memory however
 /// long the file is. Line numbers count from 1 (the header).
@@ -12,7 +13,7 @@ final class TraceLines {
     /// Opens `path` for reading; throws the system's reason.
     init(path: String) throws(SourceError) {
         guard let file = fopen(path, "re") else {
-            throw .trace(path: path, reason: "cannot read the file (\(String(cString: strerror(errno))))")
+            throw .trace(path: path, reason: "cannot read the file (\(SystemError.last()))")
         }
         self.file = file
     }
@@ -36,6 +37,6 @@ final class TraceLines {
 
     /// Why reading stopped before the end of the file, if it did.
     var failure: String? {
-        ferror(file) != 0 ? String(cString: strerror(errno)) : nil
+        ferror(file) != 0 ? SystemError.last().reason : nil
     }
 }

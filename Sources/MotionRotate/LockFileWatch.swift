@@ -28,7 +28,7 @@ enum LockFileWatch {
                     inbox.post(.tick(at: clock.now))
                     follow(fd, name: name, clock: clock, into: inbox)
                 } else if watching != false {
-                    Log.warning("cannot watch \(directory) for the lock file \(name) (\(String(cString: strerror(errno)))): looking every \(Int(pollInterval)) s")
+                    Log.warning("cannot watch \(directory) for the lock file \(name) (\(SystemError.last())): looking every \(Int(pollInterval)) s")
                     watching = false
                 }
                 usleep(useconds_t(pollInterval * 1_000_000))
