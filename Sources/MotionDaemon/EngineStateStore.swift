@@ -112,20 +112,20 @@ final class EngineStateStore: Sendable {
         // Whatever is at the temporary path (a file left by a crash, or a symlink someone
         // planted) is removed, not opened: O_EXCL creates a new file or fails, and O_NOFOLLOW
         // refuses a symlink that reappears in between, so nothing else is ever written to.
-        if unlink(temporary) != 0 && errno != ENOENT { throw SystemError(errno, "remove the stale \(temporary)") }
+        if unlink(temporary) != 0 && errno != ENOENT { throw SystemError.last("remove the stale \(temporary)") }
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw SystemError(errno, "create \(temporary)") }
+        guard fd >= 0 else { throw SystemError.last("create \(temporary)") }
         var failure: SystemError?
         let written = data.withUnsafeBytes { writeAll($0, to: fd) }
         if written != 0 { failure = SystemError(written, "write \(temporary)") }
-        if failure == nil && fsync(fd) != 0 { failure = SystemError(errno, "fsync \(temporary)") }
+        if failure == nil && fsync(fd) != 0 { failure = SystemError.last("fsync \(temporary)") }
         close(fd)
         if let failure {
             unlink(temporary)
             throw failure
         }
         guard rename(temporary, path) == 0 else {
-            let error = SystemError(errno, "rename into place \(path)")
+            let error = SystemError.last("rename into place \(path)")
             unlink(temporary)
             throw error
         }

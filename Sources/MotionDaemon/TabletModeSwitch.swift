@@ -17,7 +17,7 @@ final class TabletModeSwitch: Sendable {
     /// tablet mode `on` from the start.
     init(path: String, on: Bool) throws(SystemError) {
         let fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw SystemError(errno, "cannot open \(path)") }
+        guard fd >= 0 else { throw SystemError.last("cannot open \(path)") }
         let result = motiond_uinput_create_tablet_switch(fd, Self.name, on ? 1 : 0)
         guard result == 0 else {
             close(fd)

@@ -36,7 +36,7 @@ enum UnixSocket {
         var address = try self.address(path)
         let parent = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         if !parent.isEmpty, access(parent, F_OK) != 0, mkdir(parent, 0o755) != 0, errno != EEXIST {
-            throw SystemError(errno, "create directory \(parent)")
+            throw SystemError.last("create directory \(parent)")
         }
         var info = stat()
         if lstat(path, &info) == 0 {
@@ -45,7 +45,7 @@ enum UnixSocket {
             unlink(path)
         }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw SystemError(errno, "socket for \(path)") }
+        guard fd >= 0 else { throw SystemError.last("socket for \(path)") }
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
@@ -66,7 +66,7 @@ enum UnixSocket {
     static func connect(path: String) throws(SystemError) -> Int32 {
         var address = try self.address(path)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw SystemError(errno, "socket for \(path)") }
+        guard fd >= 0 else { throw SystemError.last("socket for \(path)") }
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
