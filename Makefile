@@ -111,7 +111,7 @@ check-system:
 # and each writes its reports under SANITIZER_REPORTS; any report fails the target.
 # One test at a time: a sanitized daemon is several times slower, and the tests' deadlines are
 # set for an ordinary build (the motionctl deadline tests time motionctl itself: left out).
-TSAN_TESTS ?= MotionDaemonTests|RotateTests|CommandRunnerTests|MotionDBusTests|SensorProxySimTests|PeriodicThreadTests|SocketConcurrencyTests|SocketClientsTests|SocketStreamTests|MotionClientTests|ConfigurationFileTests|MotiondMotionTests|ReplayEndTests|SimulatedSourceTests|ReplaySourceTests|PollingTests|BufferedTests|NetworkBackendTests
+TSAN_TESTS ?= MotionDaemonTests|MotionConfigurationTests|MotionSyncTests|RotateTests|CommandRunnerTests|MotionDBusTests|SensorProxySimTests|PeriodicThreadTests|SocketConcurrencyTests|SocketClientsTests|SocketStreamTests|MotionClientTests|ConfigurationFileTests|MotiondMotionTests|ReplayEndTests|SimulatedSourceTests|ReplaySourceTests|PollingTests|BufferedTests|NetworkBackendTests
 ASAN_TESTS ?= $(TSAN_TESTS)|MotionProtocolTests|MotionCoreTests
 # Peak-memory bounds mean nothing under a sanitizer's shadow memory, and wake-up counts nothing
 # beside its runtime's own thread (ThreadSanitizer's wakes ten times a second).

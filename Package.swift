@@ -14,7 +14,7 @@ let package = Package(
         .library(name: "MotionClient", targets: ["MotionClient"]),
         .library(name: "MotionCore", targets: ["MotionCore"]),
         // For the fuzz targets (Fuzz/): the configuration file parser.
-        .library(name: "MotionDaemon", targets: ["MotionDaemon"]),
+        .library(name: "MotionConfiguration", targets: ["MotionConfiguration"]),
         .library(name: "MotionIIO", targets: ["MotionIIO"]),
         .library(name: "MotionProtocol", targets: ["MotionProtocol"]),
         .library(name: "MotionDBus", targets: ["MotionDBus"]),
@@ -29,7 +29,8 @@ let package = Package(
         // Pure, deterministic motion model: no I/O, no C, no Dispatch.
         .target(name: "MotionCore"),
 
-        // One lock type for state threads share (see Lock.swift for why not Synchronization's).
+        // What threads share: one lock type (see Lock.swift for why not Synchronization's), one
+        // thread wrapper, one error type for failed system calls.
         .target(name: "MotionSync"),
 
         // System libraries: libiio and libudev touched only by MotionIIO, libsystemd only by the
@@ -63,23 +64,32 @@ let package = Package(
         ),
 
         // Wire messages and the JSON-lines codec, shared by the daemon and its clients.
-        .target(name: "MotionProtocol", dependencies: ["MotionCore"]),
+        .target(name: "MotionProtocol", dependencies: ["MotionCore", "MotionSync"]),
+
+        // The daemon's configuration file: its settings, the TOML reading and checks, what a
+        // reload changes. No sd-bus, uinput or journald, so the fuzzers link only the parser.
+        .target(
+            name: "MotionConfiguration",
+            dependencies: [
+                "MotionCore", "MotionIIO", "MotionProtocol", "MotionSync",
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ]
+        ),
 
         // The daemon proper: pipeline queue, subscriptions, publisher, socket server.
         .target(
             name: "MotionDaemon",
             dependencies: [
-                "MotionCore", "MotionIIO", "MotionProtocol", "MotionSync", "MotionDBus", "CMalloc", "CSystemd", "CUInput",
+                "MotionConfiguration", "MotionCore", "MotionIIO", "MotionProtocol", "MotionSync", "MotionDBus", "CMalloc", "CSystemd", "CUInput",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
 
         .executableTarget(
             name: "motiond",
             dependencies: [
-                "MotionCore", "MotionIIO", "MotionProtocol", "MotionDaemon", "MotionCommandLine",
+                "MotionConfiguration", "MotionCore", "MotionIIO", "MotionProtocol", "MotionDaemon", "MotionCommandLine",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -102,7 +112,7 @@ let package = Package(
         .target(
             name: "MotionToolSupport",
             dependencies: [
-                "CSpawn", "MotionCore", "MotionProtocol",
+                "CSpawn", "MotionCore", "MotionProtocol", "MotionSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -140,9 +150,11 @@ let package = Package(
         .testTarget(name: "MotionProtocolTests", dependencies: ["MotionCore", "MotionProtocol"]),
         .testTarget(
             name: "MotionDaemonTests",
-            dependencies: ["MotionCore", "MotionIIO", "MotionProtocol", "MotionDaemon", "MotionDBus", "MotionSync", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["MotionConfiguration", "MotionCore", "MotionIIO", "MotionProtocol", "MotionDaemon", "MotionDBus", "MotionSync", .product(name: "Logging", package: "swift-log")]
         ),
+        .testTarget(name: "MotionConfigurationTests", dependencies: ["MotionConfiguration", "MotionCore", "MotionIIO", "MotionProtocol"]),
         .testTarget(name: "MotionDBusTests", dependencies: ["MotionDBus"]),
+        .testTarget(name: "MotionSyncTests", dependencies: ["MotionSync"]),
         .testTarget(name: "MotionToolSupportTests", dependencies: ["MotionToolSupport"]),
         .testTarget(
             name: "MotionIIOTests",

@@ -24,7 +24,7 @@ let package = Package(
         fuzzTarget("FuzzJSONValue", [.product(name: "MotionProtocol", package: "motiond")]),
         fuzzTarget("FuzzLineFramer", [.product(name: "MotionProtocol", package: "motiond")]),
         fuzzTarget("FuzzServerMessage", [.product(name: "MotionProtocol", package: "motiond")]),
-        fuzzTarget("FuzzConfiguration", [.product(name: "MotionDaemon", package: "motiond")]),
+        fuzzTarget("FuzzConfiguration", [.product(name: "MotionConfiguration", package: "motiond")]),
         fuzzTarget("FuzzTraceReader", [.product(name: "MotionCore", package: "motiond")]),
         fuzzTarget("FuzzSysfs", [
             .product(name: "MotionCore", package: "motiond"),

@@ -79,7 +79,7 @@ final class DaemonLink: @unchecked Sendable {
         nextID += 1
         waiting[id] = reply
         if !write(request(id).json + "\n") {
-            lost(.daemonUnreachable("writing to \(path) failed: \(String(cString: strerror(errno)))"))
+            lost(.daemonUnreachable("writing to \(path) failed: \(SystemError.last())"))
         }
     }
 
@@ -116,7 +116,7 @@ final class DaemonLink: @unchecked Sendable {
             }
             if count < 0 {
                 if errno == EINTR { continue }
-                if errno != EAGAIN { lost(.daemonUnreachable("reading from \(path) failed: \(String(cString: strerror(errno)))")) }
+                if errno != EAGAIN { lost(.daemonUnreachable("reading from \(path) failed: \(SystemError.last())")) }
                 return
             }
             framer.append(buffer[0..<count])

@@ -1,43 +1,130 @@
 import CSDBus
 import Glibc
 
-/// Small, non-variadic helpers over an `sd_bus_message` (Swift cannot call sd-bus's variadic
-/// `sd_bus_message_append`/`_read`). Negative returns are sd-bus's errnos.
-enum BusMessage {
-    static func type(_ character: Character) -> CChar { CChar(character.asciiValue!) }
+/// One reference to an sd-bus message (`sd_bus_message`), given back when the last Swift
+/// reference to this object goes: a message kept for later (a claim answered at its sensor's
+/// first reading) is kept by keeping its `BusMessage`, and nobody counts references by hand.
+/// A message sd-bus creates for us is taken over (``init(owning:)``); one it lends to a
+/// callback is retained (``init(retaining:)``).
+///
+/// Its methods are small, non-variadic helpers over the message (Swift cannot call sd-bus's
+/// variadic `sd_bus_message_append`/`_read`); negative returns are sd-bus's errnos. Like every
+/// sd-bus object it belongs to one thread at a time (the D-Bus face's queue).
+final class BusMessage {
+    /// The message; valid while this object lives.
+    let pointer: OpaquePointer
+
+    /// Takes over a reference the caller holds (a message just created by sd-bus).
+    init(owning pointer: OpaquePointer) {
+        self.pointer = pointer
+    }
+
+    /// Takes a reference of its own to a message sd-bus lends for the length of a callback.
+    init(retaining pointer: OpaquePointer) {
+        self.pointer = sd_bus_message_ref(pointer)
+    }
+
+    deinit {
+        sd_bus_message_unref(pointer)
+    }
+
+    // MARK: - Writing
 
     @discardableResult
-    static func append(_ message: OpaquePointer, _ value: PropertyValue) -> Int32 {
+    func append(_ value: PropertyValue) -> Int32 {
         switch value {
         case .bool(let flag):
             var raw: Int32 = flag ? 1 : 0
-            return sd_bus_message_append_basic(message, type("b"), &raw)
+            return sd_bus_message_append_basic(pointer, Self.type("b"), &raw)
         case .double(let number):
             var raw = number
-            return sd_bus_message_append_basic(message, type("d"), &raw)
+            return sd_bus_message_append_basic(pointer, Self.type("d"), &raw)
         case .string(let text):
-            return appendString(message, text)
+            return appendString(text)
         }
     }
 
     @discardableResult
-    static func appendString(_ message: OpaquePointer, _ text: String) -> Int32 {
-        text.withCString { sd_bus_message_append_basic(message, type("s"), $0) }
+    func appendString(_ text: String) -> Int32 {
+        text.withCString { sd_bus_message_append_basic(pointer, Self.type("s"), $0) }
     }
 
     @discardableResult
-    static func appendUInt32(_ message: OpaquePointer, _ value: UInt32) -> Int32 {
+    func appendUInt32(_ value: UInt32) -> Int32 {
         var raw = value
-        return sd_bus_message_append_basic(message, type("u"), &raw)
+        return sd_bus_message_append_basic(pointer, Self.type("u"), &raw)
     }
 
     @discardableResult
-    static func open(_ message: OpaquePointer, _ kind: Character, _ contents: String) -> Int32 {
-        sd_bus_message_open_container(message, type(kind), contents)
+    func open(_ kind: Character, _ contents: String) -> Int32 {
+        sd_bus_message_open_container(pointer, Self.type(kind), contents)
     }
 
     @discardableResult
-    static func close(_ message: OpaquePointer) -> Int32 { sd_bus_message_close_container(message) }
+    func close() -> Int32 { sd_bus_message_close_container(pointer) }
+
+    /// Sends a signal to `destination` only (a unicast signal).
+    @discardableResult
+    func setDestination(_ destination: String) -> Int32 { sd_bus_message_set_destination(pointer, destination) }
+
+    /// Queues the message on `bus` (sd-bus takes its own reference).
+    @discardableResult
+    func send(on bus: OpaquePointer) -> Int32 { sd_bus_send(bus, pointer, nil) }
+
+    // MARK: - Reading
+
+    /// Reads a string argument; nil when the next argument is not one.
+    func readString() -> String? {
+        var text: UnsafePointer<CChar>?
+        guard sd_bus_message_read_basic(pointer, Self.type("s"), &text) > 0, let text else { return nil }
+        return String(cString: text)
+    }
+
+    /// Reads a boolean argument.
+    func readBool() -> Bool? {
+        var raw: Int32 = 0
+        guard sd_bus_message_read_basic(pointer, Self.type("b"), &raw) > 0 else { return nil }
+        return raw != 0
+    }
+
+    /// Enters a container of `kind` holding `contents`; false when the next argument is not one.
+    func enter(_ kind: Character, _ contents: String) -> Bool {
+        sd_bus_message_enter_container(pointer, Self.type(kind), contents) > 0
+    }
+
+    /// The method called (a method call's member).
+    var member: String? { Self.string(sd_bus_message_get_member(pointer)) }
+
+    /// The unique bus name of the sender.
+    var sender: String? { Self.string(sd_bus_message_get_sender(pointer)) }
+
+    /// The error's name and text, when the message is an error reply.
+    var error: (name: String, message: String)? {
+        guard sd_bus_message_is_method_error(pointer, nil) != 0 else { return nil }
+        let error = sd_bus_message_get_error(pointer)
+        return (Self.string(error?.pointee.name) ?? "an error", Self.string(error?.pointee.message) ?? "")
+    }
+
+    // MARK: - Replies to a method call
+
+    /// A new, empty method return for this call; nil when sd-bus cannot make one.
+    func methodReturn() -> BusMessage? {
+        var reply: OpaquePointer?
+        guard sd_bus_message_new_method_return(pointer, &reply) >= 0, let reply else { return nil }
+        return BusMessage(owning: reply)
+    }
+
+    /// Answers this call with the D-Bus error `name` and its `text`.
+    func replyError(_ name: String, _ text: String) {
+        var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
+        sd_bus_error_set(&error, name, text)
+        sd_bus_reply_method_error(pointer, &error)
+        sd_bus_error_free(&error)
+    }
+
+    // MARK: - Types
+
+    static func type(_ character: Character) -> CChar { CChar(character.asciiValue!) }
 
     static func signature(_ value: PropertyValue) -> String {
         switch value {
@@ -47,23 +134,6 @@ enum BusMessage {
         }
     }
 
-    /// Reads a string argument; nil when the next argument is not one.
-    static func readString(_ message: OpaquePointer) -> String? {
-        var pointer: UnsafePointer<CChar>?
-        guard sd_bus_message_read_basic(message, type("s"), &pointer) > 0, let pointer else { return nil }
-        return String(cString: pointer)
-    }
-
-    /// Reads a boolean argument.
-    static func readBool(_ message: OpaquePointer) -> Bool? {
-        var raw: Int32 = 0
-        guard sd_bus_message_read_basic(message, type("b"), &raw) > 0 else { return nil }
-        return raw != 0
-    }
-
     /// A C string property of a message (member, sender, error name), if set.
-    static func string(_ pointer: UnsafePointer<CChar>?) -> String? { pointer.map { String(cString: $0) } }
-
-    /// The text of a negative errno from sd-bus.
-    static func errorText(_ code: Int32) -> String { String(cString: strerror(-code)) }
+    private static func string(_ pointer: UnsafePointer<CChar>?) -> String? { pointer.map { String(cString: $0) } }
 }

@@ -9,27 +9,24 @@ enum PolkitAuthority {
 
     /// The call asking whether bus client `sender` may do `action` (subject `system-bus-name`,
     /// no details, no interaction: iio-sensor-proxy's request); nil if it cannot be built.
-    static func request(on bus: OpaquePointer, sender: String, action: String) -> OpaquePointer? {
-        var message: OpaquePointer?
-        guard sd_bus_message_new_method_call(bus, &message, name, path, interface, "CheckAuthorization") >= 0, let message else { return nil }
-        var ok = BusMessage.open(message, "r", "sa{sv}") >= 0
-        ok = ok && BusMessage.appendString(message, "system-bus-name") >= 0
-        ok = ok && BusMessage.open(message, "a", "{sv}") >= 0
-        ok = ok && BusMessage.open(message, "e", "sv") >= 0
-        ok = ok && BusMessage.appendString(message, "name") >= 0
-        ok = ok && BusMessage.open(message, "v", "s") >= 0
-        ok = ok && BusMessage.appendString(message, sender) >= 0
-        ok = ok && BusMessage.close(message) >= 0 && BusMessage.close(message) >= 0 && BusMessage.close(message) >= 0
-        ok = ok && BusMessage.close(message) >= 0
-        ok = ok && BusMessage.appendString(message, action) >= 0
-        ok = ok && BusMessage.open(message, "a", "{ss}") >= 0 && BusMessage.close(message) >= 0
-        ok = ok && BusMessage.appendUInt32(message, 0) >= 0
-        ok = ok && BusMessage.appendString(message, "") >= 0
-        guard ok else {
-            sd_bus_message_unref(message)
-            return nil
-        }
-        return message
+    static func request(on bus: OpaquePointer, sender: String, action: String) -> BusMessage? {
+        var created: OpaquePointer?
+        guard sd_bus_message_new_method_call(bus, &created, name, path, interface, "CheckAuthorization") >= 0, let created else { return nil }
+        let message = BusMessage(owning: created)
+        var ok = message.open("r", "sa{sv}") >= 0
+        ok = ok && message.appendString("system-bus-name") >= 0
+        ok = ok && message.open("a", "{sv}") >= 0
+        ok = ok && message.open("e", "sv") >= 0
+        ok = ok && message.appendString("name") >= 0
+        ok = ok && message.open("v", "s") >= 0
+        ok = ok && message.appendString(sender) >= 0
+        ok = ok && message.close() >= 0 && message.close() >= 0 && message.close() >= 0
+        ok = ok && message.close() >= 0
+        ok = ok && message.appendString(action) >= 0
+        ok = ok && message.open("a", "{ss}") >= 0 && message.close() >= 0
+        ok = ok && message.appendUInt32(0) >= 0
+        ok = ok && message.appendString("") >= 0
+        return ok ? message : nil
     }
 
     /// What an answer says.
@@ -40,17 +37,14 @@ enum PolkitAuthority {
         case absent
     }
 
-    static func answer(_ reply: OpaquePointer) -> Answer {
-        if sd_bus_message_is_method_error(reply, nil) != 0 {
-            let error = sd_bus_message_get_error(reply)
-            let errorName = BusMessage.string(error?.pointee.name) ?? "an error"
-            if errorName == "org.freedesktop.DBus.Error.ServiceUnknown" || errorName == "org.freedesktop.DBus.Error.NameHasNoOwner" {
+    static func answer(_ reply: BusMessage) -> Answer {
+        if let error = reply.error {
+            if error.name == "org.freedesktop.DBus.Error.ServiceUnknown" || error.name == "org.freedesktop.DBus.Error.NameHasNoOwner" {
                 return .absent
             }
-            return .denied("polkit failed: \(errorName): \(BusMessage.string(error?.pointee.message) ?? "")")
+            return .denied("polkit failed: \(error.name): \(error.message)")
         }
-        guard sd_bus_message_enter_container(reply, BusMessage.type("r"), "bba{ss}") > 0,
-              let authorized = BusMessage.readBool(reply) else {
+        guard reply.enter("r", "bba{ss}"), let authorized = reply.readBool() else {
             return .denied("polkit's answer could not be read")
         }
         return authorized ? .authorized : .denied("polkit does not allow it")

@@ -2,6 +2,7 @@ import CSDBus
 import Dispatch
 import Glibc
 import Logging
+import MotionSync
 
 /// iio-sensor-proxy's D-Bus API, `net.hadess.SensorProxy` (docs/DBUS.md), over sd-bus: the
 /// two objects and their properties, claims counted per bus client (released when the client
@@ -43,7 +44,7 @@ public final class SensorProxyService: @unchecked Sendable {
     /// A `Claim…` call waiting for the sensor's first reading (holding a reference to it).
     private struct PendingClaim {
         let id: Int
-        let call: OpaquePointer
+        let call: BusMessage
         let sender: String
     }
 
@@ -54,10 +55,10 @@ public final class SensorProxyService: @unchecked Sendable {
         handlers = .allocate(capacity: 1)
         handlers.initialize(to: csdbus_handlers(method: { call, context, error in
             guard let call, let context else { return -EINVAL }
-            return Unmanaged<SensorProxyService>.fromOpaque(context).takeUnretainedValue().method(call, error)
+            return Unmanaged<SensorProxyService>.fromOpaque(context).takeUnretainedValue().method(BusMessage(retaining: call), error)
         }, property: { path, property, reply, context, error in
             guard let property, let reply, let context else { return -EINVAL }
-            return Unmanaged<SensorProxyService>.fromOpaque(context).takeUnretainedValue().property(String(cString: property), reply, error)
+            return Unmanaged<SensorProxyService>.fromOpaque(context).takeUnretainedValue().property(String(cString: property), BusMessage(retaining: reply), error)
         }, context: nil))
         handlers.pointee.context = Unmanaged.passUnretained(self).toOpaque()
     }
@@ -119,7 +120,7 @@ public final class SensorProxyService: @unchecked Sendable {
         var result = sd_bus_open_system(&opened)
         guard result >= 0, let opened else {
             if let opened { sd_bus_unref(opened) }
-            retry("cannot connect to the system bus: \(BusMessage.errorText(result))")
+            retry("cannot connect to the system bus: \(SystemError(result))")
             return
         }
         bus = opened
@@ -133,7 +134,7 @@ public final class SensorProxyService: @unchecked Sendable {
             result = sd_bus_match_signal(opened, &watch, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
                                          "NameOwnerChanged", { message, context, _ in
                 guard let message, let context else { return 0 }
-                Unmanaged<SensorProxyService>.fromOpaque(context).takeUnretainedValue().nameOwnerChanged(message)
+                Unmanaged<SensorProxyService>.fromOpaque(context).takeUnretainedValue().nameOwnerChanged(BusMessage(retaining: message))
                 return 0
             }, context)
             if let watch { slots.append(watch) }
@@ -142,7 +143,7 @@ public final class SensorProxyService: @unchecked Sendable {
         if result >= 0 {
             result = sd_bus_match_signal(opened, &acquired, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
                                          "NameAcquired", { message, context, _ in
-                guard let message, let context, BusMessage.readString(message) == SensorProxyObjects.busName else { return 0 }
+                guard let message, let context, BusMessage(retaining: message).readString() == SensorProxyObjects.busName else { return 0 }
                 Unmanaged<SensorProxyService>.fromOpaque(context).takeUnretainedValue().logger.notice(
                     "serving \(SensorProxyObjects.busName) on the system bus (iio-sensor-proxy's API)")
                 return 0
@@ -150,14 +151,14 @@ public final class SensorProxyService: @unchecked Sendable {
             if let acquired { slots.append(acquired) }
         }
         guard result >= 0 else {
-            retry("cannot serve \(SensorProxyObjects.busName): \(BusMessage.errorText(result))")
+            retry("cannot serve \(SensorProxyObjects.busName): \(SystemError(result))")
             return
         }
         // Queued behind another owner (iio-sensor-proxy) when there is one: NameAcquired says
         // when it is ours.
         result = sd_bus_request_name(opened, SensorProxyObjects.busName, UInt64(SD_BUS_NAME_QUEUE))
         if result < 0 {
-            retry("cannot ask for \(SensorProxyObjects.busName): \(BusMessage.errorText(result)) (is the D-Bus policy installed? dbus/net.hadess.SensorProxy.conf)")
+            retry("cannot ask for \(SensorProxyObjects.busName): \(SystemError(result)) (is the D-Bus policy installed? dbus/net.hadess.SensorProxy.conf)")
             return
         }
         if result == 0 {
@@ -203,7 +204,7 @@ public final class SensorProxyService: @unchecked Sendable {
         while true {
             let result = sd_bus_process(bus, nil)
             if result < 0 {
-                retry("the system bus connection ended: \(BusMessage.errorText(result))")
+                retry("the system bus connection ended: \(SystemError(result))")
                 return
             }
             if result == 0 { break }
@@ -235,23 +236,21 @@ public final class SensorProxyService: @unchecked Sendable {
 
     // MARK: - Objects (called inside sd_bus_process, on `queue`)
 
-    private func property(_ name: String, _ reply: OpaquePointer, _ error: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
+    private func property(_ name: String, _ reply: BusMessage, _ error: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
         guard let value = state.value(of: name) else { return -ENOENT }
-        return BusMessage.append(reply, value)
+        return reply.append(value)
     }
 
-    private func method(_ call: OpaquePointer, _ error: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
-        guard let member = BusMessage.string(sd_bus_message_get_member(call)), let method = ProxyMethod(member),
-              let sender = BusMessage.string(sd_bus_message_get_sender(call)), let bus else {
+    private func method(_ call: BusMessage, _ error: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
+        guard let member = call.member, let method = ProxyMethod(member), let sender = call.sender, let bus else {
             return sd_bus_error_set(error, "org.freedesktop.DBus.Error.UnknownMethod", "no such method")
         }
-        sd_bus_message_ref(call)
+        // The call is kept (by the closure) until polkit answers.
         authorize(sender, on: bus) { [unowned self] allowed in
-            defer { sd_bus_message_unref(call) }
             guard self.bus != nil else { return }
             if let refusal = allowed {
                 logger.info("\(member) from \(sender) refused: \(refusal)")
-                replyError(call, "org.freedesktop.DBus.Error.AccessDenied", "Not Authorized: \(refusal)")
+                call.replyError("org.freedesktop.DBus.Error.AccessDenied", "Not Authorized: \(refusal)")
                 return
             }
             if method.claims { claim(method.sensor, call, sender) } else { release(method.sensor, call, sender) }
@@ -259,7 +258,7 @@ public final class SensorProxyService: @unchecked Sendable {
         return 1
     }
 
-    private func claim(_ sensor: ProxySensor, _ call: OpaquePointer, _ sender: String) {
+    private func claim(_ sensor: ProxySensor, _ call: BusMessage, _ sender: String) {
         guard state.has(sensor) else {
             // As iio-sensor-proxy: claiming a sensor that is not there succeeds and does
             // nothing (monitor-sensor claims every kind and gives up on an error).
@@ -275,18 +274,17 @@ public final class SensorProxyService: @unchecked Sendable {
         }
         nextPendingID += 1
         let id = nextPendingID
-        pending[sensor, default: []].append(PendingClaim(id: id, call: sd_bus_message_ref(call), sender: sender))
+        pending[sensor, default: []].append(PendingClaim(id: id, call: call, sender: sender))
         queue.asyncAfter(deadline: .now() + Self.firstReadingTimeout) { [weak self] in
             guard let self, let index = pending[sensor]?.firstIndex(where: { $0.id == id }) else { return }
             let waiting = pending[sensor]!.remove(at: index)
             logger.warning("no \(sensor.rawValue) reading within \(Self.firstReadingTimeout) s of \(sender)'s claim: answered without one")
             replyOK(waiting.call)
-            sd_bus_message_unref(waiting.call)
             flush()
         }
     }
 
-    private func release(_ sensor: ProxySensor, _ call: OpaquePointer, _ sender: String) {
+    private func release(_ sensor: ProxySensor, _ call: BusMessage, _ sender: String) {
         if claims.release(sensor, by: sender) { stopReading(sensor) }
         logger.debug("\(sender) releases the \(sensor.rawValue)")
         replyOK(call)
@@ -298,15 +296,11 @@ public final class SensorProxyService: @unchecked Sendable {
     }
 
     /// A client left the bus: its claims end, its waiting claims are dropped.
-    private func nameOwnerChanged(_ message: OpaquePointer) {
-        guard let name = BusMessage.readString(message), BusMessage.readString(message) != nil,
-              let newOwner = BusMessage.readString(message), newOwner.isEmpty, name.hasPrefix(":") else { return }
+    private func nameOwnerChanged(_ message: BusMessage) {
+        guard let name = message.readString(), message.readString() != nil,
+              let newOwner = message.readString(), newOwner.isEmpty, name.hasPrefix(":") else { return }
         for sensor in ProxySensor.allCases {
-            pending[sensor]?.removeAll { waiting in
-                guard waiting.sender == name else { return false }
-                sd_bus_message_unref(waiting.call)
-                return true
-            }
+            pending[sensor]?.removeAll { $0.sender == name }
         }
         guard claims.holdsAny(name) else { return }
         logger.debug("\(name) left the bus: its claims are released")
@@ -322,59 +316,49 @@ public final class SensorProxyService: @unchecked Sendable {
     private func answerPending(_ sensor: ProxySensor) {
         for waiting in pending.removeValue(forKey: sensor) ?? [] {
             replyOK(waiting.call)
-            sd_bus_message_unref(waiting.call)
         }
     }
 
     private func failPending(_ sensor: ProxySensor, _ why: String) {
         for waiting in pending.removeValue(forKey: sensor) ?? [] {
-            replyError(waiting.call, "org.freedesktop.DBus.Error.Failed", why)
-            sd_bus_message_unref(waiting.call)
+            waiting.call.replyError("org.freedesktop.DBus.Error.Failed", why)
         }
     }
 
     // MARK: - Replies and signals
 
-    private func replyOK(_ call: OpaquePointer) {
-        var reply: OpaquePointer?
-        guard sd_bus_message_new_method_return(call, &reply) >= 0, let reply else { return }
+    private func replyOK(_ call: BusMessage) {
+        guard let reply = call.methodReturn() else { return }
         send(reply)
     }
 
-    private func replyError(_ call: OpaquePointer, _ name: String, _ text: String) {
-        var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
-        sd_bus_error_set(&error, name, text)
-        sd_bus_reply_method_error(call, &error)
-        sd_bus_error_free(&error)
-    }
-
-    private func send(_ message: OpaquePointer) {
-        if let bus { sd_bus_send(bus, message, nil) }
-        sd_bus_message_unref(message)
+    private func send(_ message: BusMessage) {
+        if let bus { message.send(on: bus) }
     }
 
     /// `PropertiesChanged` for `properties` of `sensor`'s object, to `client` (nil: every
     /// client that listens).
     private func emit(_ sensor: ProxySensor, _ properties: [String], to client: String?) {
         guard let bus else { return }
-        var signal: OpaquePointer?
-        guard sd_bus_message_new_signal(bus, &signal, sensor.path, "org.freedesktop.DBus.Properties", "PropertiesChanged") >= 0,
-              let signal else { return }
-        BusMessage.appendString(signal, sensor.interface)
-        BusMessage.open(signal, "a", "{sv}")
+        var created: OpaquePointer?
+        guard sd_bus_message_new_signal(bus, &created, sensor.path, "org.freedesktop.DBus.Properties", "PropertiesChanged") >= 0,
+              let created else { return }
+        let signal = BusMessage(owning: created)
+        signal.appendString(sensor.interface)
+        signal.open("a", "{sv}")
         for name in properties {
             guard let value = state.value(of: name) else { continue }
-            BusMessage.open(signal, "e", "sv")
-            BusMessage.appendString(signal, name)
-            BusMessage.open(signal, "v", BusMessage.signature(value))
-            BusMessage.append(signal, value)
-            BusMessage.close(signal)
-            BusMessage.close(signal)
+            signal.open("e", "sv")
+            signal.appendString(name)
+            signal.open("v", BusMessage.signature(value))
+            signal.append(value)
+            signal.close()
+            signal.close()
         }
-        BusMessage.close(signal)
-        BusMessage.open(signal, "a", "s")
-        BusMessage.close(signal)
-        if let client { sd_bus_message_set_destination(signal, client) }
+        signal.close()
+        signal.open("a", "s")
+        signal.close()
+        if let client { signal.setDestination(client) }
         send(signal)
     }
 
@@ -387,7 +371,6 @@ public final class SensorProxyService: @unchecked Sendable {
             done("the polkit request could not be built")
             return
         }
-        defer { sd_bus_message_unref(request) }
         let box = Unmanaged.passRetained(PolkitCallback { [unowned self] reply in
             switch PolkitAuthority.answer(reply) {
             case .authorized: done(nil)
@@ -395,15 +378,18 @@ public final class SensorProxyService: @unchecked Sendable {
             case .absent: done(rootOnly(sender))
             }
         })
-        let result = sd_bus_call_async(bus, nil, request, { reply, context, _ in
-            guard let context else { return 0 }
-            let callback = Unmanaged<PolkitCallback>.fromOpaque(context).takeRetainedValue()
-            if let reply { callback.run(reply) }
-            return 0
-        }, box.toOpaque(), 25_000_000)
+        // sd-bus keeps its own reference to the request until the call is answered.
+        let result = withExtendedLifetime(request) {
+            sd_bus_call_async(bus, nil, request.pointer, { reply, context, _ in
+                guard let context else { return 0 }
+                let callback = Unmanaged<PolkitCallback>.fromOpaque(context).takeRetainedValue()
+                if let reply { callback.run(BusMessage(retaining: reply)) }
+                return 0
+            }, box.toOpaque(), 25_000_000)
+        }
         if result < 0 {
             box.release()
-            done("polkit could not be asked: \(BusMessage.errorText(result))")
+            done("polkit could not be asked: \(SystemError(result))")
         }
     }
 
@@ -425,7 +411,7 @@ public final class SensorProxyService: @unchecked Sendable {
 
     /// The continuation of a polkit call (sd-bus hands back an opaque pointer).
     private final class PolkitCallback {
-        let run: (OpaquePointer) -> Void
-        init(_ run: @escaping (OpaquePointer) -> Void) { self.run = run }
+        let run: (BusMessage) -> Void
+        init(_ run: @escaping (BusMessage) -> Void) { self.run = run }
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import MotionConfiguration
 import MotionProtocol
 
 /// The access policy (`[access]` in the configuration): what a connection may receive, decided

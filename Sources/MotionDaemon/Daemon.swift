@@ -2,6 +2,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 import Logging
+import MotionConfiguration
 import MotionCore
 import MotionIIO
 import MotionProtocol

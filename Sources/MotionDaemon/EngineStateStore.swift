@@ -103,7 +103,7 @@ final class EngineStateStore: Sendable {
                 logger.debug("engine state saved to \(path)")
             }
         } catch {
-            let reason = "\(error)"
+            let reason = reason(error)
             let changed = record.withLock { record in
                 defer { record.failure = reason }
                 return record.failure != reason
@@ -121,6 +121,14 @@ final class EngineStateStore: Sendable {
             || max(abs(bias.x), abs(bias.y), abs(bias.z)) > 0.001
     }
 
+    /// Why a save failed, in words. On a read-only file system every step fails so, even
+    /// removing a temporary file that is not there: what to name is the directory.
+    private func reason(_ error: any Error) -> String {
+        guard let error = error as? SystemError, error.code == EROFS else { return "\(error)" }
+        let directory = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        return "\(directory) is read-only (\(error.reason))"
+    }
+
     /// Writes `data` to `path` durably: temporary file, fsync, rename, fsync of the directory.
     private func write(_ data: Data) throws {
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
@@ -129,20 +137,20 @@ final class EngineStateStore: Sendable {
         // Whatever is at the temporary path (a file left by a crash, or a symlink someone
         // planted) is removed, not opened: O_EXCL creates a new file or fails, and O_NOFOLLOW
         // refuses a symlink that reappears in between, so nothing else is ever written to.
-        if unlink(temporary) != 0 && errno != ENOENT { throw StoreError(operation: "remove the stale", path: temporary, code: errno) }
+        if unlink(temporary) != 0 && errno != ENOENT { throw SystemError.last("remove the stale \(temporary)") }
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StoreError(operation: "create", path: temporary, code: errno) }
-        var failure: StoreError?
+        guard fd >= 0 else { throw SystemError.last("create \(temporary)") }
+        var failure: SystemError?
         let written = data.withUnsafeBytes { writeAll($0, to: fd) }
-        if written != 0 { failure = StoreError(operation: "write", path: temporary, code: written) }
-        if failure == nil && fsync(fd) != 0 { failure = StoreError(operation: "fsync", path: temporary, code: errno) }
+        if written != 0 { failure = SystemError(written, "write \(temporary)") }
+        if failure == nil && fsync(fd) != 0 { failure = SystemError.last("fsync \(temporary)") }
         close(fd)
         if let failure {
             unlink(temporary)
             throw failure
         }
         guard rename(temporary, path) == 0 else {
-            let error = StoreError(operation: "rename into place", path: path, code: errno)
+            let error = SystemError.last("rename into place \(path)")
             unlink(temporary)
             throw error
         }
@@ -150,20 +158,6 @@ final class EngineStateStore: Sendable {
         if directoryFD >= 0 {
             _ = fsync(directoryFD)
             close(directoryFD)
-        }
-    }
-
-    private struct StoreError: Error, CustomStringConvertible {
-        let operation: String
-        let path: String
-        let code: Int32
-        var description: String {
-            let reason = String(cString: strerror(code))
-            // On a read-only file system every step fails so, even removing a file that is not
-            // there: what to name is the directory.
-            guard code == EROFS else { return "\(operation) \(path): \(reason)" }
-            let directory = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-            return "\(directory) is read-only (\(reason))"
         }
     }
 }

@@ -1,6 +1,7 @@
 import CSystemd
 import Glibc
 import Logging
+import MotionSync
 
 /// A swift-log backend that writes native systemd journal entries (`sd_journal_sendv`), so
 /// every log line keeps its level, its source location and its metadata as fields that
@@ -52,7 +53,7 @@ public struct JournalLogHandler: LogHandler {
         let entry = fields(for: event)
         let result = Self.send(entry)
         if result < 0 {
-            let text = "\(identifier): the journal refused an entry (\(String(cString: strerror(-result)))): \(event.message)\n"
+            let text = "\(identifier): the journal refused an entry (\(SystemError(result))): \(event.message)\n"
             _ = text.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
         }
     }

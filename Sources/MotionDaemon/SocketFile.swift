@@ -1,4 +1,6 @@
 import Glibc
+import MotionConfiguration
+import MotionSync
 
 /// The socket file clients connect to: bound by the server and given the configured mode and
 /// group, or passed by systemd (socket activation), which then owns it — its permissions and
@@ -18,7 +20,7 @@ struct SocketFile: Sendable {
 
     /// The listening socket: `adopted` (passed by systemd), or one bound here with the
     /// configured permissions (nothing is left behind when they cannot be given).
-    mutating func listen(adopting adopted: Int32?) throws(SocketError) -> Int32 {
+    mutating func listen(adopting adopted: Int32?) throws(SystemError) -> Int32 {
         if let adopted {
             activated = true
             return adopted
@@ -36,7 +38,7 @@ struct SocketFile: Sendable {
 
     /// A reloaded configuration's mode and group, given to the file at once when the server
     /// created it.
-    mutating func reconfigure(_ new: DaemonConfiguration.Socket) throws(SocketError) {
+    mutating func reconfigure(_ new: DaemonConfiguration.Socket) throws(SystemError) {
         guard new.mode != mode || new.group != group else { return }
         mode = new.mode
         group = new.group
@@ -49,10 +51,10 @@ struct SocketFile: Sendable {
         if !activated { unlink(path) }
     }
 
-    private func setPermissions() throws(SocketError) {
-        guard chmod(path, mode) == 0 else { throw SocketError(operation: "chmod", path: path, code: errno) }
+    private func setPermissions() throws(SystemError) {
+        guard chmod(path, mode) == 0 else { throw .last("chmod \(path)") }
         if let group, chown(path, uid_t.max, group.id) != 0 {
-            throw SocketError(operation: "chown to group \(group.name)", path: path, code: errno)
+            throw .last("chown to group \(group.name) \(path)")
         }
     }
 }

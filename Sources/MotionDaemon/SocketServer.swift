@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import Logging
+import MotionConfiguration
 import MotionIIO
 import MotionProtocol
 import MotionSync
@@ -63,10 +64,10 @@ final class SocketServer: @unchecked Sendable {
     }
 
     /// Starts accepting: on `adopted` (a socket systemd passed) or on a socket bound here.
-    func start(adopting adopted: Int32? = nil) throws(SocketError) {
+    func start(adopting adopted: Int32? = nil) throws(SystemError) {
         queue.assertNotOnQueue()
-        let result = queue.sync { () -> Result<Bool, SocketError> in
-            do throws(SocketError) {
+        let result = queue.sync { () -> Result<Bool, SystemError> in
+            do throws(SystemError) {
                 listener = try file.listen(adopting: adopted)
             } catch {
                 return .failure(error)
@@ -165,11 +166,11 @@ final class SocketServer: @unchecked Sendable {
                 if code == EAGAIN || code == EWOULDBLOCK || code == EINTR { return }
                 if code == EMFILE || code == ENFILE {
                     // Out of descriptors: stop accepting for a moment instead of spinning.
-                    logger.warning("cannot accept a client on \(path): \(String(cString: strerror(code))); retrying in 100 ms")
+                    logger.warning("cannot accept a client on \(path): \(SystemError(code)); retrying in 100 ms")
                     pauseAccepting()
                     return
                 }
-                logger.warning("accept on \(path): \(String(cString: strerror(code)))")
+                logger.warning("accept on \(path): \(SystemError(code))")
                 return
             }
             let client = ClientConnection(id: ClientID(raw: nextID), fd: fd)
@@ -225,7 +226,7 @@ final class SocketServer: @unchecked Sendable {
                 processLines(client)
             }
         } else if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
-            disconnect(client, "read failed: \(String(cString: strerror(errno)))")
+            disconnect(client, "read failed: \(SystemError.last())")
         }
     }
 
@@ -332,7 +333,7 @@ final class SocketServer: @unchecked Sendable {
         queue.assertOnQueue()
         guard client.flush(now: BootClock.now()) else {
             let code = errno
-            disconnect(client, code == EPIPE || code == ECONNRESET ? "closed the connection" : "write failed: \(String(cString: strerror(code)))")
+            disconnect(client, code == EPIPE || code == ECONNRESET ? "closed the connection" : "write failed: \(SystemError(code))")
             return
         }
         if client.readPaused, client.resumeReadingIfPossible() {

@@ -84,7 +84,7 @@ final class TabletModeBridge: LocalSubscriber {
         let on = postures.contains(posture)
         let failed = state.withLock { state -> Bool in
             guard !state.failed, state.on != on else { return false }
-            do throws(TabletModeSwitchError) {
+            do throws(SystemError) {
                 if let device = state.device {
                     try device.report(on)
                 } else {

@@ -1,5 +1,6 @@
 import CUInput
 import Glibc
+import MotionSync
 
 /// The input device motiond creates through uinput so the desktop has a tablet-mode switch
 /// (`EV_SW`/`SW_TABLET_MODE`, as a convertible's firmware gives one through `intel-vbtn` or
@@ -14,33 +15,25 @@ final class TabletModeSwitch: Sendable {
 
     /// Creates the device on the uinput node at `path` (normally `/dev/uinput`), reporting
     /// tablet mode `on` from the start.
-    init(path: String, on: Bool) throws(TabletModeSwitchError) {
+    init(path: String, on: Bool) throws(SystemError) {
         let fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw TabletModeSwitchError(what: "cannot open \(path)", code: errno) }
+        guard fd >= 0 else { throw SystemError.last("cannot open \(path)") }
         let result = motiond_uinput_create_tablet_switch(fd, Self.name, on ? 1 : 0)
         guard result == 0 else {
             close(fd)
-            throw TabletModeSwitchError(what: "cannot create an input device on \(path)", code: -result)
+            throw SystemError(-result, "cannot create an input device on \(path)")
         }
         self.fd = fd
     }
 
     /// Reports tablet mode on or off.
-    func report(_ on: Bool) throws(TabletModeSwitchError) {
+    func report(_ on: Bool) throws(SystemError) {
         let result = motiond_uinput_report_tablet_mode(fd, on ? 1 : 0)
-        guard result == 0 else { throw TabletModeSwitchError(what: "cannot report the tablet mode", code: -result) }
+        guard result == 0 else { throw SystemError(-result, "cannot report the tablet mode") }
     }
 
     deinit {
         motiond_uinput_destroy(fd)
         close(fd)
     }
-}
-
-/// Why the tablet-mode switch could not be created or report: what was tried and the errno.
-struct TabletModeSwitchError: Error, CustomStringConvertible {
-    var what: String
-    var code: Int32
-
-    var description: String { "\(what): \(String(cString: strerror(code)))" }
 }

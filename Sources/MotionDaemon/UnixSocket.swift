@@ -2,15 +2,7 @@
 // take SOCK_STREAM and friends from it rather than from Glibc.
 import CSystemd
 import Glibc
-
-/// A failed socket call: the operation, the path it concerned, and errno.
-struct SocketError: Error, CustomStringConvertible {
-    let operation: String
-    let path: String
-    let code: Int32
-
-    var description: String { "\(operation) \(path): \(String(cString: strerror(code)))" }
-}
+import MotionSync
 
 /// Who is on the other end of a connection, as the kernel saw it at connect: process, user,
 /// group and supplementary groups (SO_PEERCRED, SO_PEERGROUPS).
@@ -40,48 +32,48 @@ enum UnixSocket {
     /// Creates, binds and listens on `path` (non-blocking, close-on-exec). A stale socket file
     /// left by a daemon that died is replaced; a live one (something accepts connections) is
     /// an error, as is any other kind of file. The parent directory is created if missing.
-    static func listen(path: String) throws(SocketError) -> Int32 {
+    static func listen(path: String) throws(SystemError) -> Int32 {
         var address = try self.address(path)
         let parent = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         if !parent.isEmpty, access(parent, F_OK) != 0, mkdir(parent, 0o755) != 0, errno != EEXIST {
-            throw SocketError(operation: "create directory", path: parent, code: errno)
+            throw SystemError.last("create directory \(parent)")
         }
         var info = stat()
         if lstat(path, &info) == 0 {
-            guard info.st_mode & S_IFMT == S_IFSOCK else { throw SocketError(operation: "listen on (not a socket)", path: path, code: EEXIST) }
-            if isListening(path) { throw SocketError(operation: "listen on (another daemon is serving it)", path: path, code: EADDRINUSE) }
+            guard info.st_mode & S_IFMT == S_IFSOCK else { throw SystemError(EEXIST, "listen on (not a socket) \(path)") }
+            if isListening(path) { throw SystemError(EADDRINUSE, "listen on (another daemon is serving it) \(path)") }
             unlink(path)
         }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw SocketError(operation: "socket for", path: path, code: errno) }
+        guard fd >= 0 else { throw SystemError.last("socket for \(path)") }
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard bound == 0 else {
             let code = errno
             close(fd)
-            throw SocketError(operation: "bind", path: path, code: code)
+            throw SystemError(code, "bind \(path)")
         }
         guard Glibc.listen(fd, SOMAXCONN) == 0 else {
             let code = errno
             close(fd)
-            throw SocketError(operation: "listen on", path: path, code: code)
+            throw SystemError(code, "listen on \(path)")
         }
         return fd
     }
 
     /// Connects to `path` (blocking); for clients and the stale-socket check.
-    static func connect(path: String) throws(SocketError) -> Int32 {
+    static func connect(path: String) throws(SystemError) -> Int32 {
         var address = try self.address(path)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw SocketError(operation: "socket for", path: path, code: errno) }
+        guard fd >= 0 else { throw SystemError.last("socket for \(path)") }
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard result == 0 else {
             let code = errno
             close(fd)
-            throw SocketError(operation: "connect to", path: path, code: code)
+            throw SystemError(code, "connect to \(path)")
         }
         return fd
     }
@@ -92,12 +84,12 @@ enum UnixSocket {
         return true
     }
 
-    private static func address(_ path: String) throws(SocketError) -> sockaddr_un {
+    private static func address(_ path: String) throws(SystemError) -> sockaddr_un {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard !bytes.isEmpty, bytes.count < capacity else { throw SocketError(operation: "use (path too long for a Unix socket)", path: path, code: ENAMETOOLONG) }
+        guard !bytes.isEmpty, bytes.count < capacity else { throw SystemError(ENAMETOOLONG, "use (path too long for a Unix socket) \(path)") }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             raw.copyBytes(from: bytes)
             raw[bytes.count] = 0

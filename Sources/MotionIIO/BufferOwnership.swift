@@ -1,4 +1,5 @@
 import Glibc
+import MotionSync
 
 /// Who holds a device's kernel buffer, decided before motiond touches it.
 ///
@@ -35,6 +36,6 @@ enum BufferOwnership: Equatable {
             return .abandoned
         }
         if errno == EBUSY { return .held("/dev/\(device.id) is open in another process") }
-        return .held("buffer/enable is 1 and /dev/\(device.id) cannot be opened: \(String(cString: strerror(errno)))")
+        return .held("buffer/enable is 1 and /dev/\(device.id) cannot be opened: \(SystemError.last())")
     }
 }

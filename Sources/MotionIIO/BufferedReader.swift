@@ -232,11 +232,18 @@ final class BufferedReader: DeviceReader {
     }
 
     /// Starts the reading thread.
-    func start() {
-        DetachedThread.start(name: "buffer.\(device.id)") { [self] in
-            run()
+    func start() throws(SystemError) {
+        do {
+            try BackgroundThread.start(name: "buffer.\(device.id)") { [self] in
+                run()
+                teardown()
+                finished.signal()
+            }
+        } catch {
+            // No thread will tear down or signal: do both, so `stop` returns.
             teardown()
             finished.signal()
+            throw error
         }
     }
 

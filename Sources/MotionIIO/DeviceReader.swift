@@ -1,10 +1,12 @@
 import MotionCore
+import MotionSync
 
 /// Reads the sensors of one IIO device and emits their samples; one per device in use.
 protocol DeviceReader: AnyObject, Sendable {
     var mode: ReadMode { get }
-    /// Starts delivering samples.
-    func start()
+    /// Starts delivering samples; throws when the system has no thread to read on (the reader
+    /// then holds nothing: its buffer is released, and ``stop()`` returns at once).
+    func start() throws(SystemError)
     /// From now on, a polled reader reads every `read` seconds (``SourceRequest/wakeIntervals``),
     /// a reader that keeps every reading delivers every `deliver` seconds
     /// (``SourceRequest/batchInterval(_:)``); false when this reader cannot change that while

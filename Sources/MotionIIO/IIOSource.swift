@@ -287,7 +287,11 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
             setAvailability(sensor.kind, SensorAvailability(isAvailable: true, reason: "reading \(sensor.summary)", mode: reader.mode,
                                                                  location: sensor.location, period: delivered(sensor)))
         }
-        reader.start()
+        do {
+            try reader.start()
+        } catch {
+            lost(deviceID, "no thread to read it on (\(error))", identity: identity)
+        }
     }
 
     /// Remembers the frequency writes of a reader's setup; the first one per attribute holds

@@ -1,7 +1,7 @@
 import CLibraryOutput
 import Glibc
 import Logging
-import Synchronization
+import MotionSync
 
 /// libiio's own messages, taken off standard error. libiio 0.24 prints to the C `stderr`
 /// stream and has no runtime log level: `WARNING: High-speed mode not enabled` at every buffer
@@ -13,7 +13,7 @@ import Synchronization
 /// libiio's, which become one debug line per distinct message.
 public enum LibraryOutput {
     /// Who logs libiio's messages, and those already logged.
-    private static let state = Mutex<(logger: Logger?, seen: Set<String>)>((nil, []))
+    private static let state = Lock<(logger: Logger?, seen: Set<String>)>((nil, []))
 
     /// libiio's message prefixes (its `IIO_ERROR`, `IIO_WARNING`, `IIO_INFO`, `IIO_DEBUG`).
     private static let prefixes = ["ERROR: ", "WARNING: ", "INFO: ", "DEBUG: "]
@@ -26,7 +26,7 @@ public enum LibraryOutput {
         }
         guard first else { return }
         if motiond_replace_stderr(write) != 0 {
-            logger.notice("cannot take libiio's messages off standard error: \(String(cString: strerror(errno)))")
+            logger.notice("cannot take libiio's messages off standard error: \(SystemError.last())")
         }
     }
 

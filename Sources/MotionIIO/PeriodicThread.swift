@@ -45,15 +45,21 @@ final class PeriodicThread: Sendable {
     }
 
     /// Starts the thread running `tick` once per tick, the first at once; `tick` returning false
-    /// ends the thread (e.g. the device is gone).
-    func start(_ tick: @escaping @Sendable () -> Bool) {
+    /// ends the thread (e.g. the device is gone). Throws when the system has no thread to give
+    /// (nothing ticks, and ``stop()`` returns at once).
+    func start(_ tick: @escaping @Sendable () -> Bool) throws(SystemError) {
         state.withLock { state in
             state.next = BootClock.now()
             state.started = true
         }
-        DetachedThread.start(name: name) { [self] in
-            run(tick)
-            finished.signal()
+        do {
+            try BackgroundThread.start(name: name) { [self] in
+                run(tick)
+                finished.signal()
+            }
+        } catch {
+            state.withLock { $0.started = false }
+            throw error
         }
     }
 

@@ -55,8 +55,8 @@ final class PollingReader: DeviceReader {
     }
 
     /// Starts reading; the sampling frequency is the source's to set first (``SamplingRate``).
-    func start() {
-        thread.start { [unowned self] in
+    func start() throws(SystemError) {
+        try thread.start { [unowned self] in
             rest.sleepIfResting()
             return state.withLock { tick(&$0) }
         }

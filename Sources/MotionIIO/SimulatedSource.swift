@@ -123,10 +123,16 @@ public final class SimulatedSource: MotionSource {
             }
             let thread = PeriodicThread(name: "sim.\(Int(group.period * 1000))ms", period: group.interval)
             threads.withLock { $0[group] = (kinds, thread) }
-            thread.start { [unowned self] in
-                let due = due(order, period: group.period)
-                if !due.isEmpty { delivery.queue.sync { delivery.handler(due.map { .sample($0) }) } }
-                return true
+            do {
+                try thread.start { [unowned self] in
+                    let due = due(order, period: group.period)
+                    if !due.isEmpty { delivery.queue.sync { delivery.handler(due.map { .sample($0) }) } }
+                    return true
+                }
+            } catch {
+                threads.withLock { $0[group] = nil }
+                let failed = SensorAvailability(isAvailable: false, reason: "simulated IMU: no thread to read it on (\(error))")
+                delivery.queue.sync { delivery.handler(order.map { .availability($0, failed) }) }
             }
         }
         state.withLock { $0.readingKinds = requested }

@@ -1,4 +1,5 @@
 import Glibc
+import MotionSync
 
 /// A trace file read a line at a time (`getline`), so a replay holds one row in memory however
 /// long the file is. Line numbers count from 1 (the header).
@@ -20,7 +21,7 @@ final class TraceLines {
         guard let file = fdopen(fd, "r") else {
             let code = errno
             close(fd)
-            throw .trace(path: path, reason: "cannot read the file (\(RegularFile.Problem.system(code)))")
+            throw .trace(path: path, reason: "cannot read the file (\(SystemError(code)))")
         }
         self.file = file
     }
@@ -44,6 +45,6 @@ final class TraceLines {
 
     /// Why reading stopped before the end of the file, if it did.
     var failure: String? {
-        ferror(file) != 0 ? String(cString: strerror(errno)) : nil
+        ferror(file) != 0 ? SystemError.last().reason : nil
     }
 }

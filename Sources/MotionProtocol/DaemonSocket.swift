@@ -1,4 +1,5 @@
 import Glibc
+import MotionSync
 
 /// Connecting to motiond's Unix socket: shared by the client library and the tools.
 public enum DaemonSocket {
@@ -20,7 +21,7 @@ public enum DaemonSocket {
         guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw Refusal(reason: "path too long") }
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw Refusal(reason: "socket: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw Refusal(reason: "socket: \(SystemError.last())") }
         // A Unix stream connect waits for room in the listener's queue for the send timeout.
         if let timeout { setSendTimeout(fd, timeout) }
         let connected = withUnsafePointer(to: &address) {
@@ -29,7 +30,7 @@ public enum DaemonSocket {
         guard connected == 0 else {
             let reason = timeout != nil && errno == EAGAIN
                 ? "its queue of pending connections stayed full for \(timeout!) s (is it stopped or hung?)"
-                : String(cString: strerror(errno))
+                : SystemError.last().reason
             close(fd)
             throw Refusal(reason: reason)
         }

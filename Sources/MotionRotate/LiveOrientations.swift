@@ -1,6 +1,7 @@
 import Glibc
 import MotionCore
 import MotionProtocol
+import MotionSync
 import MotionToolSupport
 
 /// Orientations from motiond as they arrive, stamped on the helper's clock, read on a thread of
@@ -9,8 +10,8 @@ import MotionToolSupport
 /// after a pause that doubles from 1 s to at most 30 s and starts over once subscribed.
 /// Follows for as long as the helper runs.
 enum LiveOrientations {
-    static func start(socket path: String, clock: ElapsedClock, into inbox: RotationInbox) throws(BackgroundThread.Unavailable) {
-        try BackgroundThread.start {
+    static func start(socket path: String, clock: ElapsedClock, into inbox: RotationInbox) throws(SystemError) {
+        try BackgroundThread.start(name: "orientations") {
             var pause = 1.0
             while true {
                 do throws(DaemonConnection.Failure) {

@@ -1,4 +1,5 @@
 import Glibc
+import MotionSync
 import MotionToolSupport
 
 /// Tells the live loop when the lock file may have come or gone: inotify on the file's
@@ -11,11 +12,11 @@ enum LockFileWatch {
     /// How often the directory is looked at while it cannot be watched (seconds).
     static let pollInterval = 1.0
 
-    static func start(path: String, clock: ElapsedClock, into inbox: RotationInbox) throws(BackgroundThread.Unavailable) {
+    static func start(path: String, clock: ElapsedClock, into inbox: RotationInbox) throws(SystemError) {
         let slash = path.lastIndex(of: "/")
         let name = String(slash.map { path[path.index(after: $0)...] } ?? path[...])
         let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        try BackgroundThread.start {
+        try BackgroundThread.start(name: "lock-file") {
             let events = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO)
             let fd = inotify_init1(Int32(IN_CLOEXEC))
             var watching: Bool?
@@ -27,7 +28,7 @@ enum LockFileWatch {
                     inbox.post(.tick(at: clock.now))
                     follow(fd, name: name, clock: clock, into: inbox)
                 } else if watching != false {
-                    Log.warning("cannot watch \(directory) for the lock file \(name) (\(String(cString: strerror(errno)))): looking every \(Int(pollInterval)) s")
+                    Log.warning("cannot watch \(directory) for the lock file \(name) (\(SystemError.last())): looking every \(Int(pollInterval)) s")
                     watching = false
                 }
                 usleep(useconds_t(pollInterval * 1_000_000))

@@ -1,5 +1,6 @@
 import Glibc
 import MotionProtocol
+import MotionSync
 import MotionToolSupport
 
 /// Orientation events from a file (or `-`, standard input) of JSON lines as the socket sends
@@ -12,11 +13,11 @@ import MotionToolSupport
 enum ReplayOrientations {
     static func start(path: String, into inbox: RotationInbox) {
         do {
-            try BackgroundThread.start {
+            try BackgroundThread.start(name: "replay") {
                 defer { inbox.post(.end) }
                 let fd = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
                 guard fd >= 0 else {
-                    Log.warning("cannot open \(path): \(String(cString: strerror(errno)))")
+                    Log.warning("cannot open \(path): \(SystemError.last())")
                     return
                 }
                 defer { if fd != STDIN_FILENO { close(fd) } }
@@ -38,7 +39,7 @@ enum ReplayOrientations {
                 while true {
                     let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
                     if count < 0 && errno == EINTR { continue }
-                    if count < 0 { Log.warning("cannot read \(path): \(String(cString: strerror(errno)))") }
+                    if count < 0 { Log.warning("cannot read \(path): \(SystemError.last())") }
                     // The end ends the last line too, terminated or not.
                     if count > 0 { framer.append(chunk[0..<count]) } else if framer.buffered > 0 { framer.append([UInt8(ascii: "\n")]) }
                     while let line = try? framer.nextLine() { take(line) }

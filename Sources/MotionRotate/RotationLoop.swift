@@ -1,4 +1,5 @@
 import Glibc
+import MotionSync
 import MotionToolSupport
 
 /// The helper's main loop: feeds a ``RotationController`` from its inbox on the calling thread
@@ -16,12 +17,12 @@ enum RotationLoop {
     /// Blocks SIGUSR1 in the calling thread, and so in every thread it starts afterwards (they
     /// inherit the mask), and hands each SIGUSR1 to `inbox` from a thread that waits for it
     /// (sigwait). Call it first, before any thread that must not take the signal exists.
-    static func forwardHoldSignal(to inbox: RotationInbox) throws(BackgroundThread.Unavailable) {
+    static func forwardHoldSignal(to inbox: RotationInbox) throws(SystemError) {
         var hold = sigset_t()
         sigemptyset(&hold)
         sigaddset(&hold, SIGUSR1)
         pthread_sigmask(SIG_BLOCK, &hold, nil)
-        try BackgroundThread.start { [hold] in
+        try BackgroundThread.start(name: "hold-signal") { [hold] in
             var hold = hold
             while true {
                 var signal: Int32 = 0

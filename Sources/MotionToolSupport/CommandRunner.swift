@@ -1,5 +1,6 @@
 import CSpawn
 import Glibc
+import MotionSync
 
 /// What a finished command printed and how it ended.
 public struct CommandResult: Sendable {
@@ -133,6 +134,6 @@ public struct CommandRunner: Sendable {
 
     /// The result of a command that could not be started: exit 127, the reason on stderr.
     private func failure(_ program: String, _ code: Int32) -> CommandResult {
-        CommandResult(status: 127, stdout: "", stderr: "cannot run \(program): \(String(cString: strerror(code)))")
+        CommandResult(status: 127, stdout: "", stderr: "cannot run \(program): \(SystemError(code))")
     }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
-import Glibc
 import MotionCore
+import MotionSync
 
 /// Reads a trace or fails (exit 1, not a usage error: the command line was right, the file
 /// is missing, unreadable or malformed) with the reason, naming the file.
@@ -26,19 +26,16 @@ private struct TraceFileError: Error, CustomStringConvertible {
     var description: String
 }
 
-/// The text of the trace at `path`, which must be a regular file of UTF-8 text. Its type is
-/// checked before anything opens it: opening a FIFO waits for a writer, `/dev/zero` never ends.
+/// The text of the trace at `path`, which must be a regular file of UTF-8 text (a FIFO or
+/// `/dev/zero` is refused as not a regular file, never waited on: ``RegularFile``).
 private func traceText(_ path: String) throws(TraceFileError) -> String {
-    var info = stat()
-    guard stat(path, &info) == 0 else {
-        throw TraceFileError(description: "cannot read \(path): \(String(cString: strerror(errno)))")
-    }
-    guard info.st_mode & S_IFMT == S_IFREG else { throw TraceFileError(description: "\(path): not a regular file") }
-    let bytes: Data
+    let bytes: [UInt8]
     do {
-        bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        bytes = try RegularFile.contents(of: path)
+    } catch .notRegularFile {
+        throw TraceFileError(description: "\(path): not a regular file")
     } catch {
-        throw TraceFileError(description: "cannot read \(path): \(fileErrorReason(error))")
+        throw TraceFileError(description: "cannot read \(path): \(error)")
     }
     if let offset = UTF8Text.firstInvalidByte(bytes) {
         // Counted from 1, as `cmp` counts bytes.

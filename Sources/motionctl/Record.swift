@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import MotionCore
 import MotionProtocol
+import MotionSync
 import MotionToolSupport
 
 /// `motionctl record FILE --duration S`: records a running motiond's raw sensors into a trace
@@ -47,7 +48,7 @@ struct Record: ParsableCommand {
         }
         let directory = URL(fileURLWithPath: file).deletingLastPathComponent().path
         guard access(directory, W_OK) == 0 else {
-            throw ValidationError("cannot write into \(directory): \(String(cString: strerror(errno)))")
+            throw ValidationError("cannot write into \(directory): \(SystemError.last())")
         }
     }
 

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import MotionCore
+import MotionSync
 import MotionToolSupport
 
 /// Turns an SVG document into a PNG with `rsvg-convert` (librsvg; Debian package
@@ -34,7 +35,7 @@ enum SVGRasterizer {
             throw Failure(description: "\(tool) failed (exit status \(result.status)): \(result.stderr.trimmingWhitespace())")
         }
         guard rename(converted.path, output.path) == 0 else {
-            throw Failure(description: "cannot write \(path): \(String(cString: strerror(errno)))")
+            throw Failure(description: "cannot write \(path): \(SystemError.last())")
         }
     }
 

@@ -1,3 +1,4 @@
+import MotionConfiguration
 import MotionCore
 import MotionDaemon
 import MotionIIO

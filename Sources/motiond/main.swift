@@ -4,6 +4,7 @@ import FoundationEssentials
 import Glibc
 import Logging
 import MotionCommandLine
+import MotionConfiguration
 import MotionCore
 import MotionDaemon
 import MotionIIO

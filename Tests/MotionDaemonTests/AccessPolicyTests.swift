@@ -1,4 +1,5 @@
 import Glibc
+import MotionConfiguration
 import Testing
 import MotionProtocol
 @testable import MotionDaemon

@@ -8,13 +8,9 @@ import Testing
 /// once more at exit after every offer before.
 @Suite("EngineStateSaver")
 struct EngineStateSaverTests {
-    static func directory() -> String {
-        String(cString: mkdtemp(strdup("/tmp/motiond-saver-XXXXXX")))
-    }
-
     @Test("offers within the interval are not taken (the state is not even computed); one after it is written; save writes the last state")
     func offers() throws {
-        let path = Self.directory() + "/state.json"
+        let path = try scratchDirectory().path + "/state.json"
         let store = EngineStateStore(path: path, minimumInterval: 2, logger: LogRecorder().logger)
         let saver = EngineStateSaver(store: store, now: 100)
         #expect(saver.offerInterval == 2)
@@ -35,7 +31,7 @@ struct EngineStateSaverTests {
 
     @Test("an offer taken is written on the saver's queue: the offering thread returns while that queue is held, and the write follows when it runs")
     func offThread() throws {
-        let path = Self.directory() + "/state.json"
+        let path = try scratchDirectory().path + "/state.json"
         let store = EngineStateStore(path: path, minimumInterval: 0.5, logger: LogRecorder().logger)
         let queue = DispatchQueue(label: "test.state")
         let saver = EngineStateSaver(store: store, now: 0, queue: queue)

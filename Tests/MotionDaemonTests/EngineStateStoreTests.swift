@@ -24,7 +24,7 @@ struct EngineStateStoreTests {
 
     @Test("a symlink planted at the temporary path is not followed: its target stays as it was, the state is saved")
     func symlinkAtTemporaryPath() throws {
-        let directory = try ConfigurationTests.scratchDirectory()
+        let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("engine.json").path
         let victim = directory.appendingPathComponent("victim").path
@@ -48,7 +48,7 @@ struct EngineStateStoreTests {
 
     @Test("a temporary file left by a crash is replaced")
     func staleTemporaryFile() throws {
-        let directory = try ConfigurationTests.scratchDirectory()
+        let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("engine.json").path
         try Data("{\"half\":".utf8).write(to: URL(fileURLWithPath: path + ".tmp"))
@@ -67,7 +67,7 @@ struct EngineStateStoreTests {
 
     @Test("a read-only state directory: one error naming the directory and why, not one a save; a save that works again says so")
     func readOnlyDirectory() throws {
-        let directory = try ConfigurationTests.scratchDirectory()
+        let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try #require(Self.mountTmpfs(on: directory.path, writable: false), "mount: \(String(cString: strerror(errno)))")
         defer { umount2(directory.path, Int32(MNT_DETACH)) }
@@ -93,7 +93,7 @@ struct EngineStateStoreTests {
     @Test("a FIFO or a link to /dev/zero as the state file is moved aside as not a regular file, without waiting on it",
           arguments: ["FIFO", "link to /dev/zero"])
     func notRegularFile(kind: String) throws {
-        let directory = try ConfigurationTests.scratchDirectory()
+        let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("engine.json").path
         try #require((kind == "FIFO" ? mkfifo(path, 0o600) : symlink("/dev/zero", path)) == 0)
@@ -142,7 +142,7 @@ struct EngineStateStoreTests {
         Implausible(what: "an axis correction that scales", field: "gyroscopeCorrection") { $0.gyroscopeCorrection = Matrix3.identity * 1e308 },
     ])
     func implausibleState(bad: Implausible) throws {
-        let directory = try ConfigurationTests.scratchDirectory()
+        let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("engine.json").path
         var state = Self.plausible

@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import MotionConfiguration
 import MotionCore
 import MotionIIO
 import MotionProtocol
@@ -52,9 +53,8 @@ struct SocketServerTests {
     }
 
     static func server() throws -> (SocketServer, Pipeline, String) {
-        let directory = String(cString: mkdtemp(strdup("/tmp/motiond-server-XXXXXX")))
-        var socket = DaemonConfiguration.Socket()
-        socket.path = directory + "/motiond.sock"
+                var socket = DaemonConfiguration.Socket()
+        socket.path = try scratchDirectory().path + "/motiond.sock"
         let logger = Logger(label: "test")
         let pipeline = Pipeline(source: SimulatedSource(), engine: MotionEngine(), detectors: DetectorConfiguration(),
                                 allowed: Set(SensorKind.allCases), store: nil, logger: logger)

@@ -53,7 +53,7 @@ extension HotplugTests {
             }, lost: { reason in lost.withLock { $0.append(reason) } })
             let reader = try BufferedReader(device: device, sensors: sensors, period: 0.01, batch: batch, devices: context.devices,
                                             output: output, logger: Logger(label: "test"))
-            reader.start()
+            try reader.start()
             let deadline = Date().addingTimeInterval(10)
             while samples.withLock({ $0.count }) < 2 * scans && Date() < deadline {
                 try await Task.sleep(for: .milliseconds(10))

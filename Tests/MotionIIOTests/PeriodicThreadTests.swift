@@ -15,11 +15,11 @@ struct PeriodicThreadTests {
     }
 
     @Test("ticks come once per period, the first at once, on a grid that does not drift")
-    func grid() {
+    func grid() throws {
         let ticks = Ticks()
         let thread = PeriodicThread(name: "test.grid", period: 0.02)
         let started = BootClock.now()
-        thread.start { ticks.record(); return true }
+        try thread.start { ticks.record(); return true }
         usleep(500_000)
         thread.stop()
         let times = ticks.times.withLock { $0 }
@@ -33,10 +33,10 @@ struct PeriodicThreadTests {
     }
 
     @Test("a shorter period takes effect at once: the next tick does not wait out the long one")
-    func shorterPeriod() {
+    func shorterPeriod() throws {
         let ticks = Ticks()
         let thread = PeriodicThread(name: "test.retime", period: 5)
-        thread.start { ticks.record(); return true }
+        try thread.start { ticks.record(); return true }
         usleep(100_000)
         #expect(ticks.count == 1, "one tick, the next 5 s away")
         let changed = BootClock.now()
@@ -49,21 +49,21 @@ struct PeriodicThreadTests {
     }
 
     @Test("a tick that returns false ends the thread; stop after that returns at once")
-    func tickEnds() {
+    func tickEnds() throws {
         let ticks = Ticks()
         let thread = PeriodicThread(name: "test.end", period: 0.01)
-        thread.start { ticks.record(); return ticks.count < 3 }
+        try thread.start { ticks.record(); return ticks.count < 3 }
         usleep(200_000)
         #expect(ticks.count == 3)
         thread.stop()
     }
 
     @Test("stop waits for the running tick and no tick follows it")
-    func stopWaits() {
+    func stopWaits() throws {
         let ticks = Ticks()
         let inTick = Lock(false)
         let thread = PeriodicThread(name: "test.stop", period: 0.01)
-        thread.start {
+        try thread.start {
             inTick.withLock { $0 = true }
             usleep(50_000)
             ticks.record()

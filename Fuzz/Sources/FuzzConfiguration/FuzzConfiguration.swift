@@ -5,7 +5,7 @@
 // toml++ is built with NDEBUG here (the Makefile's FUZZ_BUILD), unlike in motiond: its
 // assertions abort on malformed TOML (Fuzz/README.md, "Open findings"), which would stop every
 // run at the same known failure instead of searching motiond's own configuration code.
-import MotionDaemon
+import MotionConfiguration
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzConfiguration(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {

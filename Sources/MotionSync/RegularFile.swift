@@ -9,13 +9,13 @@ public enum RegularFile {
     /// Why a file could not be opened or read.
     public enum Problem: Error, Sendable, Hashable, CustomStringConvertible {
         case notRegularFile
-        /// The system's error number.
-        case system(Int32)
+        /// A system call failed (described as the system describes its error number).
+        case system(SystemError)
 
         public var description: String {
             switch self {
             case .notRegularFile: return "not a regular file"
-            case .system(let code): return String(cString: strerror(code))
+            case .system(let error): return "\(error)"
             }
         }
     }
@@ -25,12 +25,12 @@ public enum RegularFile {
         // O_NONBLOCK only for the open: a FIFO's would wait for a writer. A regular file's reads
         // ignore it; it is cleared all the same.
         let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw .system(errno) }
+        guard fd >= 0 else { throw .system(.last()) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
-            let code = errno
+            let error = SystemError.last()
             close(fd)
-            throw .system(code)
+            throw .system(error)
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
             close(fd)
@@ -51,7 +51,7 @@ public enum RegularFile {
             if count == 0 { return bytes }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw .system(errno)
+                throw .system(.last())
             }
             bytes += chunk[..<count]
         }

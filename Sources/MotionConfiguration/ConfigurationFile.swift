@@ -3,6 +3,7 @@ import Glibc
 import MotionCore
 import MotionIIO
 import MotionProtocol
+import MotionSync
 import TOMLKit
 
 /// Reads motiond's configuration file, `/etc/motiond/motiond.toml` (TOML, kebab-case keys), into
@@ -30,7 +31,7 @@ public enum ConfigurationFile {
         case .failure(let problem):
             if path == nil, problem.code == ENOENT { return DaemonConfiguration() }
             throw ConfigurationError(file: file, line: nil, key: nil,
-                                     message: problem.code == ENOENT ? "no such file" : "cannot read: \(String(cString: strerror(problem.code)))")
+                                     message: problem.code == ENOENT ? "no such file" : "cannot read: \(problem)")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ConfigurationError(file: file, line: firstInvalidUTF8Line(bytes), key: nil, message: "not UTF-8 text, as TOML must be")
@@ -303,9 +304,9 @@ public enum ConfigurationFile {
     }
 
     /// The bytes of `file`, or the errno that stopped reading them.
-    private static func contents(of file: String) -> Result<[UInt8], ReadProblem> {
+    private static func contents(of file: String) -> Result<[UInt8], SystemError> {
         let fd = open(file, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return .failure(ReadProblem(code: errno)) }
+        guard fd >= 0 else { return .failure(.last()) }
         defer { close(fd) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16_384)
@@ -314,14 +315,10 @@ public enum ConfigurationFile {
             if count == 0 { return .success(bytes) }
             if count < 0 {
                 if errno == EINTR { continue }
-                return .failure(ReadProblem(code: errno))
+                return .failure(.last())
             }
             bytes += chunk[..<count]
         }
-    }
-
-    private struct ReadProblem: Error {
-        var code: Int32
     }
 }
 

@@ -3,7 +3,7 @@ import MotionCore
 import MotionIIO
 import MotionProtocol
 import Testing
-@testable import MotionDaemon
+@testable import MotionConfiguration
 
 /// /etc/motiond/motiond.toml: the shipped file, every setting, partial detectors, and errors
 /// that name the file, the line and the key.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import MotionDaemon
+@testable import MotionConfiguration
 
 /// The child that reads a configuration file first: its exit is no error (the daemon's own
 /// reading follows), its death by a signal or its hanging is one, naming the file.

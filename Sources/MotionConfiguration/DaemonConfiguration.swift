@@ -26,7 +26,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var pollPeriod = Wire.hardwarePeriods.lowerBound
     /// `rest-interval`: seconds between readings of an accelerometer that has lain still for a
     /// second, while every subscription that reads it tolerates that (orientation, shake:
-    /// ``SensorDemand/toleratesRestRate(_:)``) — the rest rate that keeps a laptop on a desk
+    /// `SensorDemand.toleratesRestRate(_:)` in MotionDaemon) — the rest rate that keeps a laptop on a desk
     /// out of the CPU's way. The first reading that moves brings the full rate back. 0 turns
     /// it off; otherwise within ``restIntervals``. Default 0.35 (docs/SENSORS.md: how it
     /// keeps a portrait↔landscape step from rest under 450 ms).
@@ -86,7 +86,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
     }
 
     /// The access policy (`[access]`), decided per connection from the peer's credentials
-    /// (``AccessPolicy``).
+    /// (MotionDaemon's `AccessPolicy`).
     public struct Access: Sendable, Hashable {
         /// What clients that are neither root nor in ``group`` receive outside the active
         /// session.

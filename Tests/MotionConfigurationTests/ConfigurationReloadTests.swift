@@ -1,7 +1,7 @@
 import Testing
 import MotionCore
 import MotionIIO
-@testable import MotionDaemon
+@testable import MotionConfiguration
 
 @Suite("Configuration reload")
 struct ConfigurationReloadTests {
