@@ -29,8 +29,9 @@ let package = Package(
         // Pure, deterministic motion model: no I/O, no C, no Dispatch.
         .target(name: "MotionCore"),
 
-        // What threads share: one lock type (see Lock.swift for why not Synchronization's), one
-        // thread wrapper, one error type for failed system calls.
+        // The system primitives everything shares: one lock type (see Lock.swift for why not
+        // Synchronization's), one thread wrapper, the queue-confinement checks, one error type
+        // for failed system calls, regular files opened without waiting on a FIFO.
         .target(name: "MotionSync"),
 
         // System libraries: libiio and libudev touched only by MotionIIO, libsystemd only by the

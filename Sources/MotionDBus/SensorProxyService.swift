@@ -16,7 +16,8 @@ import MotionSync
 ///
 /// `@unchecked Sendable`: every mutable property below, the sd-bus objects included (sd-bus is
 /// not thread-safe), is touched only on `queue`; sd-bus calls back only from `sd_bus_process`,
-/// which runs there. `make check-tsan` runs its tests.
+/// which runs there; the confined methods assert it in debug builds. `make check-tsan` runs its
+/// tests.
 public final class SensorProxyService: @unchecked Sendable {
     private let queue = DispatchQueue(label: "motiond.dbus")
     private let backend: any SensorProxyBackend
@@ -80,6 +81,7 @@ public final class SensorProxyService: @unchecked Sendable {
     /// Gives the name up and closes the connection; pending claims get an error. Blocks until
     /// done; safe if never started.
     public func stop() {
+        queue.assertNotOnQueue()
         queue.sync {
             started = false
             for sensor in ProxySensor.allCases { failPending(sensor, "motiond is stopping") }
@@ -115,6 +117,7 @@ public final class SensorProxyService: @unchecked Sendable {
     // MARK: - Connection (on `queue`)
 
     private func connect() {
+        queue.assertOnQueue()
         guard started, bus == nil else { return }
         var opened: OpaquePointer?
         var result = sd_bus_open_system(&opened)
@@ -174,6 +177,7 @@ public final class SensorProxyService: @unchecked Sendable {
 
     /// Closes the connection: its clients are gone with it, so every claim ends.
     private func disconnect() {
+        queue.assertOnQueue()
         reader?.cancel()
         reader = nil
         timer?.cancel()
@@ -190,6 +194,7 @@ public final class SensorProxyService: @unchecked Sendable {
     }
 
     private func retry(_ why: String) {
+        queue.assertOnQueue()
         disconnect()
         guard started else { return }
         logger.error("\(why); trying again in \(Int(retryDelay)) s")
@@ -200,6 +205,7 @@ public final class SensorProxyService: @unchecked Sendable {
     /// Handles everything the bus has for us, then sends what is queued and arms the timer
     /// sd-bus asks for (a pending call's timeout), if any.
     private func process() {
+        queue.assertOnQueue()
         guard let bus else { return }
         while true {
             let result = sd_bus_process(bus, nil)
@@ -213,6 +219,7 @@ public final class SensorProxyService: @unchecked Sendable {
     }
 
     private func flush() {
+        queue.assertOnQueue()
         guard let bus else { return }
         if Int32(sd_bus_get_events(bus)) & Int32(POLLOUT) != 0 { sd_bus_flush(bus) }
         var usec: UInt64 = 0
@@ -242,6 +249,7 @@ public final class SensorProxyService: @unchecked Sendable {
     }
 
     private func method(_ call: BusMessage, _ error: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
+        queue.assertOnQueue()
         guard let member = call.member, let method = ProxyMethod(member), let sender = call.sender, let bus else {
             return sd_bus_error_set(error, "org.freedesktop.DBus.Error.UnknownMethod", "no such method")
         }
@@ -259,6 +267,7 @@ public final class SensorProxyService: @unchecked Sendable {
     }
 
     private func claim(_ sensor: ProxySensor, _ call: BusMessage, _ sender: String) {
+        queue.assertOnQueue()
         guard state.has(sensor) else {
             // As iio-sensor-proxy: claiming a sensor that is not there succeeds and does
             // nothing (monitor-sensor claims every kind and gives up on an error).
@@ -285,18 +294,21 @@ public final class SensorProxyService: @unchecked Sendable {
     }
 
     private func release(_ sensor: ProxySensor, _ call: BusMessage, _ sender: String) {
+        queue.assertOnQueue()
         if claims.release(sensor, by: sender) { stopReading(sensor) }
         logger.debug("\(sender) releases the \(sensor.rawValue)")
         replyOK(call)
     }
 
     private func stopReading(_ sensor: ProxySensor) {
+        queue.assertOnQueue()
         reading.remove(sensor)
         backend.stopReading(sensor)
     }
 
     /// A client left the bus: its claims end, its waiting claims are dropped.
     private func nameOwnerChanged(_ message: BusMessage) {
+        queue.assertOnQueue()
         guard let name = message.readString(), message.readString() != nil,
               let newOwner = message.readString(), newOwner.isEmpty, name.hasPrefix(":") else { return }
         for sensor in ProxySensor.allCases {
@@ -314,12 +326,14 @@ public final class SensorProxyService: @unchecked Sendable {
     }
 
     private func answerPending(_ sensor: ProxySensor) {
+        queue.assertOnQueue()
         for waiting in pending.removeValue(forKey: sensor) ?? [] {
             replyOK(waiting.call)
         }
     }
 
     private func failPending(_ sensor: ProxySensor, _ why: String) {
+        queue.assertOnQueue()
         for waiting in pending.removeValue(forKey: sensor) ?? [] {
             waiting.call.replyError("org.freedesktop.DBus.Error.Failed", why)
         }
@@ -333,12 +347,14 @@ public final class SensorProxyService: @unchecked Sendable {
     }
 
     private func send(_ message: BusMessage) {
+        queue.assertOnQueue()
         if let bus { message.send(on: bus) }
     }
 
     /// `PropertiesChanged` for `properties` of `sensor`'s object, to `client` (nil: every
     /// client that listens).
     private func emit(_ sensor: ProxySensor, _ properties: [String], to client: String?) {
+        queue.assertOnQueue()
         guard let bus else { return }
         var created: OpaquePointer?
         guard sd_bus_message_new_signal(bus, &created, sensor.path, "org.freedesktop.DBus.Properties", "PropertiesChanged") >= 0,
