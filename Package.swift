@@ -147,6 +147,7 @@ let package = Package(
         .testTarget(name: "MotionDBusTests", dependencies: ["MotionDBus"]),
         .testTarget(name: "MotionToolSupportTests", dependencies: ["MotionToolSupport"]),
         .testTarget(name: "MotionClientTests", dependencies: ["MotionClient", "MotionCore", "MotionProtocol"]),
+        .testTarget(name: "MotionRotateTests", dependencies: ["MotionRotate", "MotionCore"]),
         .testTarget(
             name: "MotionIIOTests",
             dependencies: ["MotionCore", "MotionIIO", "MotionSync", "TestSupport", .product(name: "Logging", package: "swift-log")]
