@@ -146,6 +146,9 @@ let package = Package(
 
         // Tests only: drives umockdev testbeds (hot-plug uevents) from Swift.
         .systemLibrary(name: "CUMockdev", path: "Tests/CUMockdev", pkgConfig: "umockdev-1.0"),
+        // Tests only: what MotionIIOTests and EndToEndTests share (fixtures, child processes,
+        // umockdev testbeds and scripts); not a test target, so both can depend on it.
+        .target(name: "TestSupport", dependencies: ["MotionIIO", "MotionSync", "CUMockdev"], path: "Tests/TestSupport"),
 
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore"]),
         .testTarget(name: "MotionProtocolTests", dependencies: ["MotionCore", "MotionProtocol"]),
@@ -157,12 +160,18 @@ let package = Package(
         .testTarget(name: "MotionDBusTests", dependencies: ["MotionDBus"]),
         .testTarget(name: "MotionSyncTests", dependencies: ["MotionSync"]),
         .testTarget(name: "MotionToolSupportTests", dependencies: ["MotionToolSupport"]),
+        .testTarget(name: "MotionClientTests", dependencies: ["MotionClient", "MotionCore", "MotionProtocol"]),
+        .testTarget(name: "MotionRotateTests", dependencies: ["MotionRotate", "MotionCore"]),
         .testTarget(
             name: "MotionIIOTests",
-            dependencies: [
-                "MotionCore", "MotionIIO", "MotionProtocol", "MotionClient", "MotionSync", "CUMockdev",
-                .product(name: "Logging", package: "swift-log"),
-            ]
+            dependencies: ["MotionCore", "MotionIIO", "MotionSync", "TestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
+        // Tests that start motiond, motionctl or motiond-rotate (built beside the test bundle by
+        // `swift build --build-tests`) or check the system files: socket, client, tools, D-Bus,
+        // systemd, udev, journal.
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["MotionClient", "MotionCore", "MotionIIO", "MotionProtocol", "MotionSync", "TestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

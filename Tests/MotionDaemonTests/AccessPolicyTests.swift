@@ -5,7 +5,7 @@ import MotionProtocol
 @testable import MotionDaemon
 
 /// The policy's decisions for each kind of peer. The login-session test is replaced here by a
-/// table; AccessTests (MotionIIOTests) runs the real one, sd-login, against real cgroups.
+/// table; AccessTests (EndToEndTests) runs the real one, sd-login, against real cgroups.
 @Suite("Access policy decisions")
 struct AccessPolicyTests {
     static let motion = SystemGroup(name: "motion", id: 600)

@@ -6,7 +6,7 @@ import Testing
 
 /// The journal entry a log event becomes (field names, values, order), and how `auto` decides
 /// whether standard error is the journal. Delivery to a real journald is tested with the
-/// motiond binary (MotionIIOTests/JournalTests).
+/// motiond binary (EndToEndTests/JournalTests).
 @Suite("JournalLogHandler")
 struct JournalLogHandlerTests {
     struct Failure: Error, CustomStringConvertible {

@@ -3,17 +3,18 @@ import Logging
 import MotionCore
 @testable import MotionIIO
 import MotionSync
+@testable import TestSupport
 import Testing
 
 /// Batched buffered reading: `BufferedReader` driven in this process on the mpu6050 fixture fed
-/// by a umockdev script, through a live testbed, so it belongs to the serialized hot-plug suite.
+/// by a umockdev script, through a live testbed, so it belongs to the serialized testbed suite.
 ///
 /// umockdev has no kernel behind `buffer/watermark`: these tests see the attribute values
 /// libiio and the reader write and restore, that every scan still arrives in order with its
 /// timestamp, and that a batch is read by a thread that sleeps a batch's time between
 /// non-blocking reads (one burst per wake-up, about a batch each). The wake-ups this saves on a
 /// real kernel (which wakes a blocked reader at every scan) are measured by the system tier.
-extension HotplugTests {
+extension LiveTestbedTests {
     @Suite("Batched buffer on emulated hardware")
     struct BufferBatchTests {
         static let syspath = "/sys/devices/platform/soc/i2c-1/1-0068/iio:device0"

@@ -1,16 +1,17 @@
 import Foundation
 @testable import MotionIIO
+@testable import TestSupport
 import Testing
 
 /// Motion wake-up on emulated accelerometers (`motion-events.umockdev`: an mma8452 and a
 /// kxcjk-1013 with the `events/` attributes their drivers create), driven in this process
-/// through a live testbed, so it belongs to the serialized hot-plug suite.
+/// through a live testbed, so it belongs to the serialized testbed suite.
 ///
 /// umockdev cannot raise IIO events nor hand out an event descriptor: what is verified here is
 /// discovery, the threshold conversion, the values written and restored, and the clean error
 /// where the ioctl is refused. That a real driver accepts these values and raises events on
 /// motion is not verified.
-extension HotplugTests {
+extension LiveTestbedTests {
     @Suite("Motion wake-up on emulated hardware")
     struct MotionWakeupTests {
         static let mma8452 = "/sys/devices/platform/soc/i2c-1/1-001d/iio:device0"

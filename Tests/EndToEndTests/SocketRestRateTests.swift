@@ -1,0 +1,131 @@
+import Foundation
+import MotionProtocol
+@testable import TestSupport
+import Testing
+
+/// The rest rate end to end on an emulated polled accelerometer (a live umockdev testbed, so
+/// these belong to the serialized hot-plug suite): read slowly while it lies still and only
+/// orientation is wanted, at full rate the moment it moves or a client wants samples, and not
+/// a sample lost to the switching.
+extension HotplugTests {
+    static let restAccelSyspath = "/sys/devices/platform/test-accel/iio:device0"
+
+    /// motiond on a still polled accelerometer (`test-accel.umockdev`, lying portrait, 1 G =
+    /// 256 counts) with two clients: `watcher` subscribed to orientation, `asker` for statuses.
+    static func restDaemon() async throws -> (testbed: Testbed, daemon: ServedDaemon, watcher: SocketClient, asker: SocketClient) {
+        let testbed = Testbed()
+        try testbed.add(try Emulation.fixtureText("test-accel.umockdev"))
+        let daemon = try ServedDaemon(["--source", "local:"], environment: testbed.environment)
+        let watcher = try await daemon.connect()
+        let asker = try await daemon.connect()
+        try await watcher.send(.subscribe(.init(id: 1, stream: .orientation)))
+        return (testbed, daemon, watcher, asker)
+    }
+
+    /// The accelerometer's `restInterval` in a status reply (nil: read at the full rate).
+    static func restInterval(_ client: SocketClient, id: Int) async throws -> Double? {
+        try await client.send(.status(id: id))
+        let status = try #require(try await client.reply(id, timeout: 10)?["status"] as? [String: Any])
+        let sensors = try #require(status["sensors"] as? [String: Any])
+        let accelerometer = try #require(sensors["accelerometer"] as? [String: Any])
+        let restInterval = accelerometer["restInterval"] as? Double
+        if restInterval != nil {
+            // The detectors' 20 ms (a polled device), or the 52 Hz an lsm6dsx's list gives for it
+            // (a buffered one delivers every scan, and says so).
+            let period = accelerometer["period"] as? Double ?? 0
+            #expect(abs(period - 0.02) < 1e-9 || abs(period - 1.0 / 52) < 1e-9, "the hardware period stays the detectors': \(period)")
+        }
+        return restInterval
+    }
+
+    /// Asks for the status until `condition` holds of the rest interval, for up to `timeout` s.
+    static func waitForRest(_ client: SocketClient, from id: inout Int, timeout: Double,
+                            _ condition: (Double?) -> Bool) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            id += 1
+            if condition(try await restInterval(client, id: id)) { return true }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+
+    @Test("an orientation client alone: a still accelerometer is read every rest interval; a turn brings the full rate back and is reported")
+    func restRate() async throws {
+        let (testbed, daemon, watcher, asker) = try await Self.restDaemon()
+        defer { _ = daemon.stop() }
+        var id = 100
+        #expect(try await watcher.next(type: "orientation", timeout: 10)?["orientation"] as? String == "portrait")
+        #expect(try await Self.waitForRest(asker, from: &id, timeout: 10) { $0 == 0.35 },
+                "still for a second with only orientation wanted: read every 0.35 s")
+
+        // Turned a quarter and set down: reported, and read at full rate while it moves.
+        testbed.setAttribute(Self.restAccelSyspath, "in_accel_y_raw", "0\n")
+        testbed.setAttribute(Self.restAccelSyspath, "in_accel_x_raw", "256\n")
+        let turned = try await watcher.next(type: "orientation", timeout: 10)
+        #expect(turned?["orientation"] as? String == "landscapeRight")
+        // It wobbles by 0.16 G for a second: asked in the middle, it is read at full rate.
+        for i in 0..<20 {
+            testbed.setAttribute(Self.restAccelSyspath, "in_accel_z_raw", i % 2 == 0 ? "40\n" : "-40\n")
+            try await Task.sleep(for: .milliseconds(50))
+            if i == 12 {
+                id += 1
+                #expect(try await Self.restInterval(asker, id: id) == nil, "moving: full rate")
+            }
+        }
+        testbed.setAttribute(Self.restAccelSyspath, "in_accel_z_raw", "0\n")
+        #expect(try await Self.waitForRest(asker, from: &id, timeout: 10) { $0 == 0.35 }, "still again: the rest rate again")
+        #expect(try await watcher.next(type: "orientation", timeout: 1)?["orientation"] == nil, "no orientation flapping on the wobble")
+    }
+
+    @Test("at rest only the reader wakes: no other thread of motiond ticks (a global-queue worker once started libdispatch's workqueue monitor, which woke it every second)")
+    func restIsQuiet() async throws {
+        let (testbed, daemon, watcher, asker) = try await Self.restDaemon()
+        defer { _ = daemon.stop() }
+        var id = 100
+        #expect(try await watcher.next(type: "orientation", timeout: 10)?["orientation"] as? String == "portrait")
+        #expect(try await Self.waitForRest(asker, from: &id, timeout: 10) { $0 == 0.35 })
+        // The code pages are given back two rest readings after the switch; then nothing but
+        // the reader has anything to do (no client asks anything in the window).
+        try await Task.sleep(for: .seconds(2))
+        let before = ThreadSwitches.of(daemon.process.pid)
+        try await Task.sleep(for: .seconds(5))
+        let after = ThreadSwitches.of(daemon.process.pid)
+        let woke = ThreadSwitches.wokeMoreThanOnce(before, after) { $0.hasPrefix("poll.") }
+        let reader = after.values.filter { $0.name.hasPrefix("poll.") }.map(\.count).reduce(0, +)
+            - before.values.filter { $0.name.hasPrefix("poll.") }.map(\.count).reduce(0, +)
+        #expect(woke.isEmpty, "threads that woke in 5 s at rest: \(woke)")
+        #expect(reader >= 10, "the reader reads every 0.35 s: \(reader) wake-ups in 5 s")
+        withExtendedLifetime(testbed) {}
+    }
+
+    @Test("a 100 Hz accelerometer client ends the rest rate at once and gets every sample, across motion, until it leaves")
+    func fullRateSubscriber() async throws {
+        let (testbed, daemon, watcher, asker) = try await Self.restDaemon()
+        defer { _ = daemon.stop() }
+        var id = 100
+        #expect(try await Self.waitForRest(asker, from: &id, timeout: 10) { $0 == 0.35 })
+
+        let sampler = try await daemon.connect()
+        try await sampler.send(.subscribe(.init(id: 1, stream: .accelerometer, interval: 0.01)))
+        #expect(try await sampler.reply(1)?["interval"] as? Double == 0.01)
+        id += 1
+        #expect(try await Self.restInterval(asker, id: id) == nil, "a sample stream keeps the full rate")
+        // 1.5 s of samples while the device moves every 150 ms.
+        var messages: [[String: Any]] = []
+        for i in 0..<10 {
+            messages += try await sampler.collect(for: 0.15)
+            testbed.setAttribute(Self.restAccelSyspath, "in_accel_x_raw", "\(i % 2 == 0 ? 30 : -30)\n")
+        }
+        let times = messages.filter { $0["type"] as? String == "accelerometer" }.compactMap { $0["timestamp"] as? Double }
+        #expect(times.count >= 100, "\(times.count) samples in 1.5 s at 100 Hz")
+        let gaps = zip(times, times.dropFirst()).map { $1 - $0 }
+        #expect(gaps.allSatisfy { $0 > 0 }, "in order")
+        // Polled at 10 ms on a loaded machine: late reads happen, a read skipped for 50 ms does not.
+        #expect(gaps.max().map { $0 < 0.05 } == true, "the largest gap: \(gaps.max() ?? 0) s")
+
+        try await sampler.send(.unsubscribe(id: 2, stream: .accelerometer))
+        #expect(try await Self.waitForRest(asker, from: &id, timeout: 10) { $0 == 0.35 }, "back to the rest rate once it left")
+        withExtendedLifetime(watcher) {}  // its orientation subscription is what allows the rest rate
+    }
+}
