@@ -52,25 +52,37 @@ struct SocketServerTests {
         }
     }
 
-    static func server() throws -> (SocketServer, Pipeline, String) {
-                var socket = DaemonConfiguration.Socket()
-        socket.path = try scratchDirectory().path + "/motiond.sock"
-        let logger = Logger(label: "test")
-        let pipeline = Pipeline(source: SimulatedSource(), engine: MotionEngine(), detectors: DetectorConfiguration(),
+    /// A server on a socket of its own in front of a pipeline on the simulated IMU.
+    struct Served {
+        let server: SocketServer
+        let pipeline: Pipeline
+        let path: String
+
+        init() throws {
+            var socket = DaemonConfiguration.Socket()
+            socket.path = try scratchDirectory().path + "/motiond.sock"
+            let logger = Logger(label: "test")
+            pipeline = Pipeline(source: SimulatedSource(), engine: MotionEngine(), detectors: DetectorConfiguration(),
                                 allowed: Set(SensorKind.allCases), store: nil, logger: logger)
-        let server = SocketServer(socket: socket, policy: AccessPolicy(DaemonConfiguration.Access()), pipeline: pipeline, logger: logger)
-        try pipeline.start(clients: { server.clientCount }, outbox: server.deliver)
-        try server.start()
-        return (server, pipeline, socket.path)
+            let server = SocketServer(socket: socket, policy: AccessPolicy(DaemonConfiguration.Access()), pipeline: pipeline, logger: logger)
+            self.server = server
+            path = socket.path
+            try pipeline.start(clients: { server.clientCount }, outbox: server.deliver)
+            try server.start()
+        }
+
+        /// Stops as the daemon does: the source first, then the clients get their goodbye.
+        func stop(reason: String = "test over") {
+            pipeline.stop()
+            server.stop(reason: reason)
+        }
     }
 
     @Test("a client is greeted, subscribes, gets its values as JSON lines, is counted while connected and forgotten when it leaves")
     func roundTrip() throws {
-        let (server, pipeline, path) = try Self.server()
-        defer {
-            pipeline.stop()
-            server.stop(reason: "test over")
-        }
+        let served = try Served()
+        defer { served.stop() }
+        let (server, pipeline, path) = (served.server, served.pipeline, served.path)
         var peer: Peer? = try Peer(path: path)
         guard case .hello(let hello) = try peer?.next() else {
             Issue.record("no hello")
@@ -90,12 +102,9 @@ struct SocketServerTests {
 
     @Test("garbage is answered by the server with the request's id where it can be read, and the connection goes on")
     func garbage() throws {
-        let (server, pipeline, path) = try Self.server()
-        defer {
-            pipeline.stop()
-            server.stop(reason: "test over")
-        }
-        let peer = try Peer(path: path)
+        let served = try Served()
+        defer { served.stop() }
+        let peer = try Peer(path: served.path)
         _ = try peer.next()
         peer.send(#"{"op":"fly","id":5}"#)
         guard case .reply(id: 5, .failure(let error)) = try peer.next() else {
@@ -113,13 +122,12 @@ struct SocketServerTests {
 
     @Test("stopping says goodbye with the reason to every client and removes the socket file")
     func stopping() throws {
-        let (server, pipeline, path) = try Self.server()
-        let peer = try Peer(path: path)
+        let served = try Served()
+        let peer = try Peer(path: served.path)
         _ = try peer.next()
-        pipeline.stop()
-        server.stop(reason: "test over")
+        served.stop()
         #expect(try peer.next() == .goodbye(reason: "test over"))
         #expect(try peer.next() == nil)
-        #expect(access(path, F_OK) != 0)
+        #expect(access(served.path, F_OK) != 0)
     }
 }
