@@ -46,7 +46,8 @@ final class Pipeline: @unchecked Sendable {
     private let started = BootClock.now()
 
     // Confined to `queue`. `publisher`, `router` and the helpers `send`, `subscribe`,
-    // `unsubscribe` and `remove` are internal for Pipeline+LocalSubscribers.swift.
+    // `unsubscribe` and `remove` (like `logger` above) are internal for
+    // Pipeline+LocalSubscribers.swift.
     private var engine: MotionEngine
     var publisher: Publisher
     private var sensors: SensorStates
