@@ -9,13 +9,13 @@ import MotionSync
 /// changed and its own minimum interval has passed: the write does fsync, rename and a
 /// directory fsync) on a queue of its own, `motiond.state`. So even a crash loses little
 /// calibration, and the reading thread never waits on the disk. At exit ``save(_:)`` writes the
-/// final state after every offer before it.
-final class EngineStateSaver: Sendable {
+/// final state after every offer before it. A value: the pipeline keeps it on its queue, so the
+/// per-burst check is a comparison, no lock.
+struct EngineStateSaver: Sendable {
     private let store: EngineStateStore
     private let queue: DispatchQueue
-    /// Boot-clock seconds of the last offer taken. Only the pipeline's queue offers; the lock
-    /// (never contended) lets the compiler check that nothing else races it.
-    private let lastOffer: Lock<Double>
+    /// Boot-clock seconds of the last offer taken.
+    private var lastOffer: Double
 
     /// Seconds between offers taken: the store's minimum interval, at most 5 s.
     var offerInterval: Double { min(store.minimumInterval, 5) }
@@ -25,18 +25,14 @@ final class EngineStateSaver: Sendable {
     init(store: EngineStateStore, now: Double = BootClock.now(), queue: DispatchQueue = DispatchQueue(label: "motiond.state")) {
         self.store = store
         self.queue = queue
-        lastOffer = Lock(now)
+        lastOffer = now
     }
 
     /// Offers the state at boot-clock time `now`; `state` is evaluated only when the offer is
     /// taken, and written off the caller's thread.
-    func offer(now: Double, _ state: () -> MotionEngine.PersistentState) {
-        let due = lastOffer.withLock { last in
-            guard now - last >= offerInterval else { return false }
-            last = now
-            return true
-        }
-        guard due else { return }
+    mutating func offer(now: Double, _ state: () -> MotionEngine.PersistentState) {
+        guard now - lastOffer >= offerInterval else { return }
+        lastOffer = now
         let snapshot = state()
         queue.async { [store] in store.saveIfChanged(snapshot, now: now) }
     }

@@ -22,6 +22,11 @@ struct MessageRouter: Sendable {
     /// Hands on the messages of one burst.
     func send(_ out: [Addressed]) {
         guard !out.isEmpty else { return }
+        // Most bursts are for socket clients alone: handed on as they are, not copied.
+        guard out.contains(where: { if case .local = $0 { true } else { false } }) else {
+            outbox(out)
+            return
+        }
         var clients: [Addressed] = []
         var values: [LocalRecipient: [ServerMessage]] = [:]
         for item in out {

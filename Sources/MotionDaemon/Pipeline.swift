@@ -40,7 +40,6 @@ final class Pipeline: @unchecked Sendable {
     /// logged to the journal each time.
     private let housekeeping = DispatchQueue(label: "motiond.code-pages")
     private let source: MotionSource
-    private let saver: EngineStateSaver?
     let logger: Logger
     private let log: EngineEventLog
     private let started = BootClock.now()
@@ -63,6 +62,7 @@ final class Pipeline: @unchecked Sendable {
     private var notifier: SystemdNotifier?
     private var statusLine = StatusLine()
     private var watchdog: DispatchSourceTimer?
+    private var saver: EngineStateSaver?
 
     /// `allowed`: the sensors the daemon may use at all (`--sensors`); `restInterval`: seconds
     /// between readings of a still accelerometer (0: off).
@@ -106,9 +106,9 @@ final class Pipeline: @unchecked Sendable {
     func stop() {
         queue.assertNotOnQueue()
         control.sync { source.stop() }
-        let state = queue.sync {
+        let (saver, state) = queue.sync {
             watchdog?.cancel()
-            return engine.persistentState
+            return (self.saver, engine.persistentState)
         }
         saver?.save(state)
     }

@@ -7,7 +7,7 @@ import Testing
 @Suite("EngineEventLog")
 struct EngineEventLogTests {
     @Test("engine events: calibration changes at notice with the figure-eight hint while needed, an inconsistent axis check at warning with how to apply it, a restart naming the gap")
-    func engineEvents() {
+    func engineEvents() throws {
         let recorder = LogRecorder()
         let log = EngineEventLog(logger: recorder.logger)
         let engine = MotionEngine()
@@ -17,10 +17,17 @@ struct EngineEventLogTests {
         log.engine(.magneticDisturbance(began: true), engine: engine)
         log.engine(.attitudeRestarted, engine: engine)
         let notices = recorder.messages(.notice)
-        #expect(notices.first?.hasPrefix("magnetometer calibration accuracy uncalibrated → low") == true)
-        #expect(notices.first?.contains("figure eight") == engine.status.calibrationNeeded)
+        // No magnetometer yet: nothing to calibrate, so no hint.
+        #expect(notices.first == "magnetometer calibration accuracy uncalibrated → low")
+        var withMagnetometer = MotionEngine()
+        withMagnetometer.magnetometerPresent = true
+        try #require(withMagnetometer.status.calibrationNeeded)
+        log.engine(.calibrationAccuracyChanged(from: .uncalibrated, to: .low), engine: withMagnetometer)
+        #expect(recorder.messages(.notice).last
+                == "magnetometer calibration accuracy uncalibrated → low; move the device in a figure eight to calibrate the magnetometer")
         #expect(notices.last?.hasPrefix("the motion samples stopped for more than \(SysfsNumber.format(engine.configuration.estimator.maximumGap)) s") == true)
-        #expect(recorder.messages(.info) == ["axis self-check: \(AxisSelfCheck.Verdict.consistent)", "magnetic disturbance: heading coasts on the gyroscope"])
+        #expect(recorder.messages(.info) == ["axis self-check: consistent: gyroscope and accelerometer axes agree",
+                                             "magnetic disturbance: heading coasts on the gyroscope"])
         #expect(recorder.messages(.warning).first?.hasSuffix("; run with --apply-axis-correction to apply it") == true)
     }
 

@@ -12,7 +12,7 @@ struct EngineStateSaverTests {
     func offers() throws {
         let path = try scratchDirectory().path + "/state.json"
         let store = EngineStateStore(path: path, minimumInterval: 2, logger: LogRecorder().logger)
-        let saver = EngineStateSaver(store: store, now: 100)
+        var saver = EngineStateSaver(store: store, now: 100)
         #expect(saver.offerInterval == 2)
         var computed = 0
         var state = MotionEngine().persistentState
@@ -34,7 +34,7 @@ struct EngineStateSaverTests {
         let path = try scratchDirectory().path + "/state.json"
         let store = EngineStateStore(path: path, minimumInterval: 0.5, logger: LogRecorder().logger)
         let queue = DispatchQueue(label: "test.state")
-        let saver = EngineStateSaver(store: store, now: 0, queue: queue)
+        var saver = EngineStateSaver(store: store, now: 0, queue: queue)
         var state = MotionEngine().persistentState
         state.gyroscopeBias = Vector3(0, 0.03, 0)
         queue.suspend()
