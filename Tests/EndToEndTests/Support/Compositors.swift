@@ -118,6 +118,9 @@ final class HeadlessSway: Sendable {
 }
 
 /// An Xvfb of the test's own (1280×800), on a display number it picks itself (`-displayfd`).
+/// `-noreset`: by default the server resets whenever its last client leaves, and a client that
+/// connects meanwhile is refused ("Can't open display"), as a helper's second xrandr call was in
+/// CI; four shells calling `xrandr --query` in a loop get a few such refusals in 600 calls.
 final class VirtualX: Sendable {
     /// `DISPLAY`, e.g. `:5`.
     let display: String
@@ -136,7 +139,7 @@ final class VirtualX: Sendable {
     }
 
     static func start() async throws -> VirtualX {
-        let process = try RunningProcess(["Xvfb", "-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+        let process = try RunningProcess(["Xvfb", "-displayfd", "1", "-noreset", "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
         guard await process.wait(timeout: 15, for: { $0.stdout.hasSuffix("\n") }),
               let number = Int(process.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             let output = process.output
@@ -151,7 +154,8 @@ extension RunningProcess {
     /// SIGKILL, then reaps: for a throwaway process with nothing to clean up, which need not
     /// be given `terminate()`'s grace period.
     func forceStop() {
-        Glibc.kill(pid, SIGKILL)
+        // Only while unreaped: a reaped child's pid may belong to another process by now.
+        if isRunning { Glibc.kill(pid, SIGKILL) }
         _ = stop()
     }
 }
