@@ -87,6 +87,13 @@ final class BusMessage {
         return raw != 0
     }
 
+    /// Reads a uint32 argument.
+    func readUInt32() -> UInt32? {
+        var raw: UInt32 = 0
+        guard sd_bus_message_read_basic(pointer, Self.type("u"), &raw) > 0 else { return nil }
+        return raw
+    }
+
     /// Enters a container of `kind` holding `contents`; false when the next argument is not one.
     func enter(_ kind: Character, _ contents: String) -> Bool {
         sd_bus_message_enter_container(pointer, Self.type(kind), contents) > 0

@@ -32,17 +32,32 @@ enum PolkitAuthority {
     /// What an answer says.
     enum Answer: Equatable {
         case authorized
+        /// polkit says no (or polkit itself failed).
         case denied(String)
-        /// polkit is not on the bus at all.
+        /// polkit is not on the bus at all (`ServiceUnknown`).
         case absent
+        /// The client asked about has left the bus (polkit could not look it up:
+        /// `NameHasNoOwner`): nobody to answer.
+        case subjectGone
+        /// The bus did not pass the question on (too many calls of ours waiting for replies,
+        /// or it is out of memory): not an answer; ask again.
+        case busy(String)
+        /// No answer came (polkit hung, the connection dropped): not a refusal either.
+        case unanswered(String)
     }
 
     static func answer(_ reply: BusMessage) -> Answer {
         if let error = reply.error {
-            if error.name == "org.freedesktop.DBus.Error.ServiceUnknown" || error.name == "org.freedesktop.DBus.Error.NameHasNoOwner" {
-                return .absent
+            switch error.name {
+            case "org.freedesktop.DBus.Error.ServiceUnknown": return .absent
+            case "org.freedesktop.DBus.Error.NameHasNoOwner": return .subjectGone
+            case "org.freedesktop.DBus.Error.LimitsExceeded", "org.freedesktop.DBus.Error.NoMemory":
+                return .busy("\(error.name): \(error.message)")
+            case "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Timeout", "org.freedesktop.DBus.Error.TimedOut",
+                 "org.freedesktop.DBus.Error.Disconnected":
+                return .unanswered("\(error.name): \(error.message)")
+            default: return .denied("polkit failed: \(error.name): \(error.message)")
             }
-            return .denied("polkit failed: \(error.name): \(error.message)")
         }
         guard reply.enter("r", "bba{ss}"), let authorized = reply.readBool() else {
             return .denied("polkit's answer could not be read")

@@ -7,12 +7,17 @@ import MotionSync
 /// iio-sensor-proxy's D-Bus API, `net.hadess.SensorProxy` (docs/DBUS.md), over sd-bus: the
 /// two objects and their properties, claims counted per bus client (released when the client
 /// leaves the bus), `Claim…` replies held until the sensor's first reading, polkit
-/// authorisation of every claim and release, `PropertiesChanged` sent only to the clients that
-/// claim the sensor a property belongs to and only when a value changed.
+/// authorisation of every claim and release (a few checks per client at a time:
+/// ``AuthorizationQueue``), `PropertiesChanged` sent only to the clients that claim the sensor
+/// a property belongs to and only when a value changed. What one client makes it log is
+/// bounded (``LogAllowance``).
 ///
 /// Everything runs on one serial queue, `motiond.dbus`, woken by the bus socket (and a timer
-/// only while sd-bus waits for a reply's timeout): an idle face adds no wake-ups. The name is
-/// queued for when another process owns it; a lost bus connection is retried with back-off.
+/// only while sd-bus waits for a reply's timeout): an idle face adds no wake-ups. No call waits
+/// for the bus on that queue (the connection's set-up included), so a bus that never answers
+/// holds nothing up, and ``stop()`` waits at most ``stopTimeout`` seconds whatever the bus
+/// does. The name is queued for when another process owns it; a lost bus connection is retried
+/// with back-off.
 ///
 /// `@unchecked Sendable`: every mutable property below, the sd-bus objects included (sd-bus is
 /// not thread-safe), is touched only on `queue`; sd-bus calls back only from `sd_bus_process`,
@@ -25,11 +30,18 @@ public final class SensorProxyService: @unchecked Sendable {
     private let handlers: UnsafeMutablePointer<csdbus_handlers>
     /// How long a claim waits for its sensor's first reading before it is answered anyway.
     static let firstReadingTimeout = 2.0
+    /// The longest ``stop()`` waits for the face to close (seconds).
+    static let stopTimeout = 1.5
+    /// How often a polkit check the bus refused to pass on is asked again before the call
+    /// gets an error (`LimitsExceeded`, never `AccessDenied`).
+    static let busyAttempts = 50
 
     // Confined to `queue`.
     private var bus: OpaquePointer?
     private var slots: [OpaquePointer] = []
     private var reader: DispatchSourceRead?
+    /// Armed only while sd-bus has output the socket did not take yet.
+    private var writer: DispatchSourceWrite?
     private var timer: DispatchSourceTimer?
     private var retryDelay = 1.0
     private var started = false
@@ -39,8 +51,22 @@ public final class SensorProxyService: @unchecked Sendable {
     private var reading: Set<ProxySensor> = []
     private var pending: [ProxySensor: [PendingClaim]] = [:]
     private var polkitAbsentLogged = false
+    /// Counts connections: a callback of an earlier one is recognised and ignored.
+    private var generation = 0
+    private var authorizations = AuthorizationQueue<PolkitCheck>()
+    private var logAllowance = LogAllowance()
 
     private var nextPendingID = 0
+
+    /// A `Claim…`/`Release…` call waiting for polkit's answer (or its turn to ask).
+    private struct PolkitCheck {
+        let call: BusMessage
+        let member: String
+        let method: ProxyMethod
+        let sender: String
+        /// Times the bus refused to pass the question on.
+        var busy = 0
+    }
 
     /// A `Claim…` call waiting for the sensor's first reading (holding a reference to it).
     private struct PendingClaim {
@@ -79,13 +105,19 @@ public final class SensorProxyService: @unchecked Sendable {
     }
 
     /// Gives the name up and closes the connection; pending claims get an error. Blocks until
-    /// done; safe if never started.
+    /// done, or ``stopTimeout`` seconds at most (then it says so and returns: the closing
+    /// finishes on its own queue); safe if never started.
     public func stop() {
         queue.assertNotOnQueue()
-        queue.sync {
+        let closed = DispatchSemaphore(value: 0)
+        queue.async { [self] in
             started = false
             for sensor in ProxySensor.allCases { failPending(sensor, "motiond is stopping") }
             disconnect()
+            closed.signal()
+        }
+        if closed.wait(timeout: .now() + Self.stopTimeout) == .timedOut {
+            logger.warning("the D-Bus face did not close within \(Self.stopTimeout) s (the system bus does not answer): not waiting for it")
         }
     }
 
@@ -127,6 +159,9 @@ public final class SensorProxyService: @unchecked Sendable {
             return
         }
         bus = opened
+        generation += 1
+        // From here on nothing waits for the bus: the calls below are queued and sent once
+        // the connection is up, their answers handled in process().
         var main: OpaquePointer?, compass: OpaquePointer?
         result = csdbus_add_sensor_proxy(opened, &main, &compass, handlers)
         if result >= 0, let main, let compass { slots += [main, compass] }
@@ -134,23 +169,23 @@ public final class SensorProxyService: @unchecked Sendable {
         var watch: OpaquePointer?
         if result >= 0 {
             // A client that leaves the bus releases what it claimed.
-            result = sd_bus_match_signal(opened, &watch, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                                         "NameOwnerChanged", { message, context, _ in
+            result = sd_bus_match_signal_async(opened, &watch, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                               "NameOwnerChanged", { message, context, _ in
                 guard let message, let context else { return 0 }
                 Unmanaged<SensorProxyService>.fromOpaque(context).takeUnretainedValue().nameOwnerChanged(BusMessage(retaining: message))
                 return 0
-            }, context)
+            }, nil, context)
             if let watch { slots.append(watch) }
         }
         var acquired: OpaquePointer?
         if result >= 0 {
-            result = sd_bus_match_signal(opened, &acquired, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                                         "NameAcquired", { message, context, _ in
+            result = sd_bus_match_signal_async(opened, &acquired, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                               "NameAcquired", { message, context, _ in
                 guard let message, let context, BusMessage(retaining: message).readString() == SensorProxyObjects.busName else { return 0 }
                 Unmanaged<SensorProxyService>.fromOpaque(context).takeUnretainedValue().logger.notice(
                     "serving \(SensorProxyObjects.busName) on the system bus (iio-sensor-proxy's API)")
                 return 0
-            }, context)
+            }, nil, context)
             if let acquired { slots.append(acquired) }
         }
         guard result >= 0 else {
@@ -159,15 +194,17 @@ public final class SensorProxyService: @unchecked Sendable {
         }
         // Queued behind another owner (iio-sensor-proxy) when there is one: NameAcquired says
         // when it is ours.
-        result = sd_bus_request_name(opened, SensorProxyObjects.busName, UInt64(SD_BUS_NAME_QUEUE))
+        var request: OpaquePointer?
+        result = sd_bus_request_name_async(opened, &request, SensorProxyObjects.busName, UInt64(SD_BUS_NAME_QUEUE), { reply, context, _ in
+            guard let reply, let context else { return 0 }
+            Unmanaged<SensorProxyService>.fromOpaque(context).takeUnretainedValue().nameRequested(BusMessage(retaining: reply))
+            return 0
+        }, context)
+        if let request { slots.append(request) }
         if result < 0 {
-            retry("cannot ask for \(SensorProxyObjects.busName): \(SystemError(result)) (is the D-Bus policy installed? dbus/net.hadess.SensorProxy.conf)")
+            retry("cannot ask for \(SensorProxyObjects.busName): \(SystemError(result))")
             return
         }
-        if result == 0 {
-            logger.warning("\(SensorProxyObjects.busName) is owned by another process (iio-sensor-proxy?): motiond waits for it and serves it once it is released")
-        }
-        retryDelay = 1
         let source = DispatchSource.makeReadSource(fileDescriptor: sd_bus_get_fd(opened), queue: queue)
         source.setEventHandler { [unowned self] in process() }
         source.resume()
@@ -175,11 +212,30 @@ public final class SensorProxyService: @unchecked Sendable {
         process()
     }
 
+    /// The bus answered the request for the name.
+    private func nameRequested(_ reply: BusMessage) {
+        queue.assertOnQueue()
+        if let error = reply.error {
+            let why = "cannot ask for \(SensorProxyObjects.busName): \(error.name): \(error.message) (is the D-Bus policy installed? dbus/net.hadess.SensorProxy.conf)"
+            // Not inside sd_bus_process (which called us): the connection closes after it.
+            let current = generation
+            queue.async { [self] in if generation == current, bus != nil { retry(why) } }
+            return
+        }
+        retryDelay = 1
+        // DBUS_REQUEST_NAME_REPLY_IN_QUEUE
+        if reply.readUInt32() == 2 {
+            logger.warning("\(SensorProxyObjects.busName) is owned by another process (iio-sensor-proxy?): motiond waits for it and serves it once it is released")
+        }
+    }
+
     /// Closes the connection: its clients are gone with it, so every claim ends.
     private func disconnect() {
         queue.assertOnQueue()
         reader?.cancel()
         reader = nil
+        writer?.cancel()
+        writer = nil
         timer?.cancel()
         timer = nil
         for sensor in ProxySensor.allCases where claims.isClaimed(sensor) || reading.contains(sensor) {
@@ -187,9 +243,21 @@ public final class SensorProxyService: @unchecked Sendable {
             if claims.clear(sensor) || reading.contains(sensor) { backend.stopReading(sensor) }
         }
         reading = []
+        // The checks asked on this connection are answered to nobody now.
+        authorizations = AuthorizationQueue()
         for slot in slots { sd_bus_slot_unref(slot) }
         slots = []
-        if let bus { sd_bus_flush_close_unref(bus) }
+        if let bus {
+            // What is queued (answers to waiting claims) goes out first on a working bus; one
+            // that never completed the connection is not waited for (sd-bus would wait up to
+            // its 90 s authentication timeout).
+            if sd_bus_is_ready(bus) > 0 {
+                sd_bus_flush(bus)
+            } else {
+                logger.notice("the system bus never completed motiond's connection (no answer from it): closed without waiting for it")
+            }
+            sd_bus_close_unref(bus)
+        }
         bus = nil
     }
 
@@ -202,8 +270,9 @@ public final class SensorProxyService: @unchecked Sendable {
         retryDelay = min(retryDelay * 2, 30)
     }
 
-    /// Handles everything the bus has for us, then sends what is queued and arms the timer
-    /// sd-bus asks for (a pending call's timeout), if any.
+    /// Handles everything the bus has for us and sends what the socket takes (sd_bus_process
+    /// writes without waiting), then watches for the socket to take the rest, if any, and arms
+    /// the timer sd-bus asks for (a pending call's timeout, the connection's set-up), if any.
     private func process() {
         queue.assertOnQueue()
         guard let bus else { return }
@@ -221,7 +290,19 @@ public final class SensorProxyService: @unchecked Sendable {
     private func flush() {
         queue.assertOnQueue()
         guard let bus else { return }
-        if Int32(sd_bus_get_events(bus)) & Int32(POLLOUT) != 0 { sd_bus_flush(bus) }
+        // Not sd_bus_flush: it waits for the connection to be up, however long the bus takes.
+        let events = sd_bus_get_events(bus)
+        if events > 0, events & Int32(POLLOUT) != 0 {
+            if writer == nil {
+                let source = DispatchSource.makeWriteSource(fileDescriptor: sd_bus_get_fd(bus), queue: queue)
+                source.setEventHandler { [unowned self] in process() }
+                source.resume()
+                writer = source
+            }
+        } else if let writer {
+            writer.cancel()
+            self.writer = nil
+        }
         var usec: UInt64 = 0
         guard sd_bus_get_timeout(bus, &usec) >= 0, usec != .max else {
             timer?.cancel()
@@ -250,20 +331,112 @@ public final class SensorProxyService: @unchecked Sendable {
 
     private func method(_ call: BusMessage, _ error: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
         queue.assertOnQueue()
-        guard let member = call.member, let method = ProxyMethod(member), let sender = call.sender, let bus else {
+        guard let member = call.member, let method = ProxyMethod(member), let sender = call.sender else {
             return sd_bus_error_set(error, "org.freedesktop.DBus.Error.UnknownMethod", "no such method")
         }
-        // The call is kept (by the closure) until polkit answers.
-        authorize(sender, on: bus) { [unowned self] allowed in
-            guard self.bus != nil else { return }
-            if let refusal = allowed {
-                logger.info("\(member) from \(sender) refused: \(refusal)")
-                call.replyError("org.freedesktop.DBus.Error.AccessDenied", "Not Authorized: \(refusal)")
-                return
-            }
-            if method.claims { claim(method.sensor, call, sender) } else { release(method.sensor, call, sender) }
+        // The call is kept (by the check) until polkit answers.
+        let check = PolkitCheck(call: call, member: member, method: method, sender: sender)
+        switch authorizations.admit(check, from: sender) {
+        case .ask:
+            ask(check)
+        case .wait:
+            break
+        case .refuse:
+            log(.warning, about: sender, "\(member) from \(sender) refused for now: \(AuthorizationQueue<PolkitCheck>.waitingPerClient) of its calls already wait for polkit")
+            call.replyError("org.freedesktop.DBus.Error.LimitsExceeded",
+                            "Too many calls from this client are waiting for authorization; try again when they are answered")
         }
         return 1
+    }
+
+    /// Asks polkit about a check (counted as asked); the answer decides it.
+    private func ask(_ check: PolkitCheck) {
+        queue.assertOnQueue()
+        guard let bus else { return }
+        let current = generation
+        authorize(check.sender, on: bus) { [unowned self] answer in
+            guard generation == current else { return }
+            decide(check, answer)
+            askWaiting()
+        }
+    }
+
+    /// Asks polkit about the waiting checks that may be asked now.
+    private func askWaiting() {
+        queue.assertOnQueue()
+        while let (check, _) = authorizations.next() { ask(check) }
+    }
+
+    /// What polkit's answer (or the bus) means for the call.
+    private func decide(_ check: PolkitCheck, _ answer: PolkitAuthority.Answer) {
+        queue.assertOnQueue()
+        let (call, member, sender) = (check.call, check.member, check.sender)
+        if case .busy(let why) = answer {
+            askAgain(check, why)
+            return
+        }
+        guard authorizations.answered(sender) else {
+            // It left the bus while polkit was asked: nothing to claim for it, nobody to answer.
+            log(.debug, about: sender, "\(member) from \(sender) dropped: it left the bus before polkit answered")
+            return
+        }
+        let refusal: String?
+        switch answer {
+        case .authorized:
+            polkitAbsentLogged = false
+            refusal = nil
+        case .denied(let why):
+            polkitAbsentLogged = false
+            refusal = why
+        case .absent:
+            refusal = rootOnly(sender)
+        case .subjectGone:
+            // polkit could not look the client up: it left, its departure is on its way.
+            log(.debug, about: sender, "\(member) from \(sender) dropped: it left the bus before polkit answered")
+            return
+        case .unanswered(let why):
+            log(.warning, about: sender, "\(member) from \(sender) failed: polkit did not answer (\(why))")
+            call.replyError("org.freedesktop.DBus.Error.Failed", "polkit did not answer: \(why)")
+            return
+        case .busy:
+            return
+        }
+        if let refusal {
+            log(.info, about: sender, "\(member) from \(sender) refused: \(refusal)")
+            call.replyError("org.freedesktop.DBus.Error.AccessDenied", "Not Authorized: \(refusal)")
+        } else if check.method.claims {
+            claim(check.method.sensor, call, sender)
+        } else {
+            release(check.method.sensor, call, sender)
+        }
+    }
+
+    /// The bus did not pass the check on (too many of our calls wait for replies): asked
+    /// again in its turn, once fewer are waiting; after ``busyAttempts`` the call gets an
+    /// error that says so (not a refusal).
+    private func askAgain(_ check: PolkitCheck, _ why: String) {
+        queue.assertOnQueue()
+        var again = check
+        again.busy += 1
+        guard again.busy < Self.busyAttempts else {
+            _ = authorizations.answered(check.sender)
+            log(.warning, about: check.sender, "\(check.member) from \(check.sender) failed: the bus would not pass it on to polkit (\(why))")
+            check.call.replyError("org.freedesktop.DBus.Error.LimitsExceeded", "polkit could not be asked (the bus: \(why)); try again")
+            return
+        }
+        guard authorizations.busRefused(again, from: check.sender) else { return }
+        if again.busy == 1 {
+            log(.info, about: check.sender, "polkit could not be asked about \(check.member) from \(check.sender) (\(why)): asked again, \(authorizations.limit) at a time")
+        }
+        // Another answer will make room; with none to come, try again shortly.
+        if authorizations.asked == 0 {
+            let current = generation
+            queue.asyncAfter(deadline: .now() + 0.1) { [weak self] in
+                guard let self, generation == current else { return }
+                askWaiting()
+                flush()
+            }
+        }
     }
 
     private func claim(_ sensor: ProxySensor, _ call: BusMessage, _ sender: String) {
@@ -275,7 +448,7 @@ public final class SensorProxyService: @unchecked Sendable {
             return
         }
         let first = claims.claim(sensor, by: sender)
-        logger.debug("\(sender) claims the \(sensor.rawValue)\(first ? " (first claim: reading it)" : "")")
+        log(.debug, about: sender, "\(sender) claims the \(sensor.rawValue)\(first ? " (first claim: reading it)" : "")")
         if first { backend.startReading(sensor) }
         if reading.contains(sensor) {
             replyOK(call)
@@ -287,7 +460,7 @@ public final class SensorProxyService: @unchecked Sendable {
         queue.asyncAfter(deadline: .now() + Self.firstReadingTimeout) { [weak self] in
             guard let self, let index = pending[sensor]?.firstIndex(where: { $0.id == id }) else { return }
             let waiting = pending[sensor]!.remove(at: index)
-            logger.warning("no \(sensor.rawValue) reading within \(Self.firstReadingTimeout) s of \(sender)'s claim: answered without one")
+            log(.warning, about: sender, "no \(sensor.rawValue) reading within \(Self.firstReadingTimeout) s of \(sender)'s claim: answered without one")
             replyOK(waiting.call)
             flush()
         }
@@ -296,7 +469,7 @@ public final class SensorProxyService: @unchecked Sendable {
     private func release(_ sensor: ProxySensor, _ call: BusMessage, _ sender: String) {
         queue.assertOnQueue()
         if claims.release(sensor, by: sender) { stopReading(sensor) }
-        logger.debug("\(sender) releases the \(sensor.rawValue)")
+        log(.debug, about: sender, "\(sender) releases the \(sensor.rawValue)")
         replyOK(call)
     }
 
@@ -314,9 +487,14 @@ public final class SensorProxyService: @unchecked Sendable {
         for sensor in ProxySensor.allCases {
             pending[sensor]?.removeAll { $0.sender == name }
         }
-        guard claims.holdsAny(name) else { return }
-        logger.debug("\(name) left the bus: its claims are released")
-        for sensor in claims.remove(name) { stopReading(sensor) }
+        // Its calls waiting for polkit are dropped; answers still to come find it gone.
+        authorizations.departed(name)
+        if claims.holdsAny(name) {
+            log(.debug, about: name, "\(name) left the bus: its claims are released")
+            for sensor in claims.remove(name) { stopReading(sensor) }
+        }
+        let leftOut = logAllowance.forget(name)
+        if leftOut > 0 { logger.notice("\(name) left the bus; \(leftOut) more lines about it were left out of the log") }
     }
 
     /// The sensor disappeared: waiting claims fail and its claims end, as iio-sensor-proxy's do.
@@ -336,6 +514,24 @@ public final class SensorProxyService: @unchecked Sendable {
         queue.assertOnQueue()
         for waiting in pending.removeValue(forKey: sensor) ?? [] {
             waiting.call.replyError("org.freedesktop.DBus.Error.Failed", why)
+        }
+    }
+
+    // MARK: - Log
+
+    /// Logs a line about one client, within what ``LogAllowance`` allows it (a line that would
+    /// not be shown at the log level counts nothing).
+    private func log(_ level: Logger.Level, about client: String, _ line: @autoclosure () -> String) {
+        queue.assertOnQueue()
+        guard logger.logLevel <= level else { return }
+        switch logAllowance.admit(client, at: Double(DispatchTime.now().uptimeNanoseconds) / 1e9) {
+        case .log(let leftOut):
+            if leftOut > 0 { logger.notice("\(leftOut) more lines about \(client) were left out of the log") }
+            logger.log(level: level, "\(line())")
+        case .quieten:
+            logger.notice("\(client) makes motiond log too much: its further lines are left out for \(Int(LogAllowance.interval)) s")
+        case .leaveOut:
+            break
         }
     }
 
@@ -380,20 +576,13 @@ public final class SensorProxyService: @unchecked Sendable {
 
     // MARK: - polkit
 
-    /// Asks polkit whether `sender` may claim sensors; `done` gets nil (allowed) or why not.
-    /// Without polkit on the bus only root is allowed (logged once).
-    private func authorize(_ sender: String, on bus: OpaquePointer, _ done: @escaping (String?) -> Void) {
+    /// Asks polkit whether `sender` may claim sensors; `done` gets the answer.
+    private func authorize(_ sender: String, on bus: OpaquePointer, _ done: @escaping (PolkitAuthority.Answer) -> Void) {
         guard let request = PolkitAuthority.request(on: bus, sender: sender, action: SensorProxyObjects.claimAction) else {
-            done("the polkit request could not be built")
+            done(.denied("the polkit request could not be built"))
             return
         }
-        let box = Unmanaged.passRetained(PolkitCallback { [unowned self] reply in
-            switch PolkitAuthority.answer(reply) {
-            case .authorized: done(nil)
-            case .denied(let why): done(why)
-            case .absent: done(rootOnly(sender))
-            }
-        })
+        let box = Unmanaged.passRetained(PolkitCallback { reply in done(PolkitAuthority.answer(reply)) })
         // sd-bus keeps its own reference to the request until the call is answered.
         let result = withExtendedLifetime(request) {
             sd_bus_call_async(bus, nil, request.pointer, { reply, context, _ in
@@ -405,11 +594,11 @@ public final class SensorProxyService: @unchecked Sendable {
         }
         if result < 0 {
             box.release()
-            done("polkit could not be asked: \(SystemError(result))")
+            done(.unanswered("polkit could not be asked: \(SystemError(result))"))
         }
     }
 
-    /// Without polkit: root may claim, nobody else.
+    /// Without polkit: root may claim, nobody else (said once until polkit answers again).
     private func rootOnly(_ sender: String) -> String? {
         if !polkitAbsentLogged {
             polkitAbsentLogged = true

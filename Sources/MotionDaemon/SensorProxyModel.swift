@@ -15,7 +15,7 @@ struct SensorProxyModel: Sendable {
     private var upright: String?
     private var available: [SensorKind: SensorState] = [:]
 
-    /// The heading is shown in tenths of a degree: finer changes are noise, not news.
+    /// The heading is shown in tenths of a degree, in [0, 360): finer changes are noise, not news.
     static let headingSteps = 10.0
 
     /// Takes one batch of messages; returns the sensors a reading arrived for.
@@ -46,8 +46,9 @@ struct SensorProxyModel: Sendable {
                 state.proximityNear = proximity.near
                 readings.insert(.proximity)
             case .heading(_, _, let topEdge):
-                state.compassHeading = topEdge.isFinite && topEdge >= 0
-                    ? (topEdge * Self.headingSteps).rounded() / Self.headingSteps : -1
+                // Rounded, then wrapped: 359.96° is shown as 0°, never as 360°.
+                let steps = (topEdge * Self.headingSteps).rounded().truncatingRemainder(dividingBy: 360 * Self.headingSteps)
+                state.compassHeading = topEdge.isFinite && topEdge >= 0 ? steps / Self.headingSteps : -1
                 readings.insert(.compass)
             default:
                 break

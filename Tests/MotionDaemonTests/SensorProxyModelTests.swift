@@ -59,6 +59,17 @@ struct SensorProxyModelTests {
         #expect(!model.state.hasCompass && model.state.compassHeading == -1)
     }
 
+    @Test("a heading that rounds to 360° is shown as 0° (north), never 360: CompassHeading stays in [0, 360)")
+    func headingWrapsAtNorth() {
+        var model = SensorProxyModel()
+        _ = model.take([Self.available(.accelerometer), Self.available(.magnetometer), Self.available(.gyroscope)])
+        for (topEdge, shown) in [(359.96, 0.0), (359.94, 359.9), (0.04, 0.0), (360.0, 0.0), (180.06, 180.1)] {
+            let heading = Heading(timestamp: 3, magneticHeading: topEdge, trueHeading: -1, headingAccuracy: 5, field: MagneticField(x: 20, y: 0, z: -40))
+            _ = model.take([.heading(heading, orientation: .portrait, topEdge: topEdge)])
+            #expect(model.state.compassHeading == shown, "\(topEdge)° shown as \(model.state.compassHeading)")
+        }
+    }
+
     @Test("light in lux and proximity near/far, each a reading of its sensor; present with its sensor, iio-sensor-proxy's defaults when gone")
     func lightAndProximity() {
         var model = SensorProxyModel()

@@ -12,7 +12,9 @@ final class SystemBus: Sendable {
     let address: String
     private let daemon: RunningProcess
 
-    init() async throws {
+    /// `limits`: dbus-daemon `<limit>`s to set (name: value), e.g. a low
+    /// `max_replies_per_connection`.
+    init(limits: [String: Int] = [:]) async throws {
         directory = try Emulation.temporaryDirectory()
         let socket = directory.appendingPathComponent("system_bus_socket").path
         address = "unix:path=\(socket)"
@@ -50,6 +52,7 @@ final class SystemBus: Sendable {
             <allow send_destination="org.freedesktop.PolicyKit1"/>
           </policy>
           <include>\(policy)</include>
+        \(limits.map { "  <limit name=\"\($0.key)\">\($0.value)</limit>" }.joined(separator: "\n"))
         </busconfig>
         """.write(toFile: configuration, atomically: true, encoding: .utf8)
         daemon = try RunningProcess(["dbus-daemon", "--config-file=\(configuration)", "--nofork", "--print-address=1"])
