@@ -115,10 +115,10 @@ struct SensorProxyDefectTests {
         #expect(flooder.stdout.contains("org.freedesktop.DBus.Error.AccessDenied"), "the flooder is refused: \(flooder.stdout)")
         #expect(!flooder.stdout.contains("'ok'"), "never allowed: \(flooder.stdout)")
 
-        let lines = daemon.process.stderr.split(separator: "\n")
-        let during = lines.count - linesBefore
-        print("motiond's log during an 8 s flood from 16 connections: \(during) lines; the flooder's answers: \(flooder.stdout.split(separator: "\n").last ?? "")")
-        #expect(during < 400, "a few lines per client and interval, not one per call: \(during) lines; the last: \(lines.suffix(20).joined(separator: "\n"))")
+        // The face's own lines (the pipeline's, for root's 20 claims, are root's doing).
+        let lines = daemon.process.stderr.split(separator: "\n").dropFirst(linesBefore).filter { $0.contains("[MotionDBus]") }
+        print("the D-Bus face's log during an 8 s flood from 16 connections: \(lines.count) lines; the flooder's answers: \(flooder.stdout.split(separator: "\n").last ?? "")")
+        #expect(lines.count < 250, "a few lines per client and interval, not one per call: \(lines.count) lines; the last: \(lines.suffix(20).joined(separator: "\n"))")
         #expect(daemon.process.isRunning)
     }
 
