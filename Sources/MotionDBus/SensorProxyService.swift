@@ -53,6 +53,8 @@ public final class SensorProxyService: @unchecked Sendable {
     private var polkitAbsentLogged = false
     /// Counts connections: a callback of an earlier one is recognised and ignored.
     private var generation = 0
+    /// Whether the bus has answered on this connection (its answer to the name request).
+    private var busAnswered = false
     private var authorizations = AuthorizationQueue<PolkitCheck>()
     private var logAllowance = LogAllowance()
 
@@ -160,6 +162,7 @@ public final class SensorProxyService: @unchecked Sendable {
         }
         bus = opened
         generation += 1
+        busAnswered = false
         // From here on nothing waits for the bus: the calls below are queued and sent once
         // the connection is up, their answers handled in process().
         var main: OpaquePointer?, compass: OpaquePointer?
@@ -215,6 +218,7 @@ public final class SensorProxyService: @unchecked Sendable {
     /// The bus answered the request for the name.
     private func nameRequested(_ reply: BusMessage) {
         queue.assertOnQueue()
+        busAnswered = true
         if let error = reply.error {
             let why = "cannot ask for \(SensorProxyObjects.busName): \(error.name): \(error.message) (is the D-Bus policy installed? dbus/net.hadess.SensorProxy.conf)"
             // Not inside sd_bus_process (which called us): the connection closes after it.
@@ -253,7 +257,7 @@ public final class SensorProxyService: @unchecked Sendable {
             // its 90 s authentication timeout).
             if sd_bus_is_ready(bus) > 0 {
                 sd_bus_flush(bus)
-            } else {
+            } else if !busAnswered {
                 logger.notice("the system bus never completed motiond's connection (no answer from it): closed without waiting for it")
             }
             sd_bus_close_unref(bus)
