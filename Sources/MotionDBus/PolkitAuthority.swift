@@ -47,21 +47,25 @@ enum PolkitAuthority {
     }
 
     static func answer(_ reply: BusMessage) -> Answer {
-        if let error = reply.error {
-            switch error.name {
-            case "org.freedesktop.DBus.Error.ServiceUnknown": return .absent
-            case "org.freedesktop.DBus.Error.NameHasNoOwner": return .subjectGone
-            case "org.freedesktop.DBus.Error.LimitsExceeded", "org.freedesktop.DBus.Error.NoMemory":
-                return .busy("\(error.name): \(error.message)")
-            case "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Timeout", "org.freedesktop.DBus.Error.TimedOut",
-                 "org.freedesktop.DBus.Error.Disconnected":
-                return .unanswered("\(error.name): \(error.message)")
-            default: return .denied("polkit failed: \(error.name): \(error.message)")
-            }
-        }
+        if let error = reply.error { return answer(error: error.name, error.message) }
         guard reply.enter("r", "bba{ss}"), let authorized = reply.readBool() else {
             return .denied("polkit's answer could not be read")
         }
         return authorized ? .authorized : .denied("polkit does not allow it")
+    }
+
+    /// What an error in place of polkit's answer means: the bus's errors about polkit
+    /// (absent), about the client (gone) or about the bus itself (busy, no answer) are not
+    /// polkit saying no; anything else is polkit failing, a refusal.
+    static func answer(error name: String, _ message: String) -> Answer {
+        switch name {
+        case "org.freedesktop.DBus.Error.ServiceUnknown": return .absent
+        case "org.freedesktop.DBus.Error.NameHasNoOwner": return .subjectGone
+        case "org.freedesktop.DBus.Error.LimitsExceeded", "org.freedesktop.DBus.Error.NoMemory": return .busy("\(name): \(message)")
+        case "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Timeout", "org.freedesktop.DBus.Error.TimedOut",
+             "org.freedesktop.DBus.Error.Disconnected":
+            return .unanswered("\(name): \(message)")
+        default: return .denied("polkit failed: \(name): \(message)")
+        }
     }
 }

@@ -403,7 +403,7 @@ public final class SensorProxyService: @unchecked Sendable {
             call.replyError("org.freedesktop.DBus.Error.Failed", "polkit did not answer: \(why)")
             return
         case .busy:
-            return
+            return  // asked again above
         }
         if let refusal {
             log(.info, about: sender, "\(member) from \(sender) refused: \(refusal)")

@@ -30,7 +30,7 @@ struct SensorProxyDefectTests {
           .enabled(if: HotplugTests.hasDBusTools, "needs dbus-daemon, busctl and gdbus"))
     func subjectGoneIsNotPolkitAbsent() async throws {
         let bus = try await SystemBus()
-        let polkit = try #require(try await bus.startPolkitAllowingRoot(delay: 0.5), "python3-dbusmock is not installed")
+        let polkit = try #require(try await bus.startPolkitAllowingRoot(afterSubjectLeaves: true), "python3-dbusmock is not installed")
         defer { polkit.terminate() }
         let daemon = try await Self.served(on: bus)
         defer { _ = daemon.stop() }
@@ -38,7 +38,7 @@ struct SensorProxyDefectTests {
         let claimer = try Self.claimInBackground(on: bus)
         #expect(await polkit.wait(timeout: 10) { $0.stdout.contains("CheckAuthorization") }, "polkit was asked: \(daemon.process.stderr)")
         claimer.terminate()
-        // polkit looks the client up after its delay, and it is gone.
+        // polkit looks the client up once it has left.
         #expect(await polkit.wait(timeout: 10) { $0.stdout.contains("NameHasNoOwner") }, "\(polkit.stdout)")
         // A call after polkit's error: motiond has handled the error when it answers this one.
         _ = try await bus.busctl(["get-property", "net.hadess.SensorProxy"] + Self.mainObject + ["HasAccelerometer"])

@@ -15,17 +15,21 @@ extension SystemBus {
 
     /// The polkit stand-in (``startPolkit(allowing:)``) answering `CheckAuthorization` as
     /// polkitd does for a subject of kind `system-bus-name`: it looks the client up on the bus
-    /// (so a client that has left gets polkitd's `NameHasNoOwner` error) and allows root only,
-    /// after `delay` seconds (blocking the stand-in meanwhile). Its standard output logs every
-    /// call (`CheckAuthorization …`) and error (`CheckAuthorization raised: …`). Nil when
-    /// python3-dbusmock is not installed.
-    func startPolkitAllowingRoot(delay: Double = 0) async throws -> RunningProcess? {
+    /// (so a client that has left gets polkitd's `NameHasNoOwner` error) and allows root only.
+    /// `afterSubjectLeaves`: it first waits (up to 10 s, blocking the stand-in meanwhile) for
+    /// the client to leave the bus, the race of a client that goes before polkit answers, made
+    /// certain. Its standard output logs every call (`CheckAuthorization …`) and error
+    /// (`CheckAuthorization raised: …`). Nil when python3-dbusmock is not installed.
+    func startPolkitAllowingRoot(afterSubjectLeaves: Bool = false) async throws -> RunningProcess? {
         guard let polkit = try await startPolkit(allowing: []) else { return nil }
         let code = """
         import dbus, time
-        time.sleep(\(delay))
         bus = dbus.Interface(self.connection.get_object('org.freedesktop.DBus', '/org/freedesktop/DBus'), 'org.freedesktop.DBus')
-        ret = (bus.GetConnectionUnixUser(args[0][1]['name']) == 0, False, {})
+        name = args[0][1]['name']
+        deadline = time.time() + 10
+        while \(afterSubjectLeaves ? "True" : "False") and bus.NameHasOwner(name) and time.time() < deadline:
+            time.sleep(0.05)
+        ret = (bus.GetConnectionUnixUser(name) == 0, False, {})
         """
         _ = try await polkitMock("AddMethod", ["org.freedesktop.PolicyKit1.Authority", "CheckAuthorization", "(sa{sv})sa{ss}us", "(bba{ss})", code])
         return polkit
