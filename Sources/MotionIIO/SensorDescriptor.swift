@@ -82,6 +82,21 @@ public struct SensorDescriptor: Sendable, Hashable, Codable {
     public var summary: String {
         "\(kind) on \(device) (\(driver))\(label.map { " label \($0)" } ?? ""), \(location)"
     }
+
+    /// What discovery made of the sensor, for the log: ``summary``, the scale and offset per
+    /// axis as parsed (C notation whatever the locale: `scale 0.00001 0.00001 0.00001`), and
+    /// the planned read mode with its reason (`read buffered (scan elements, …)`).
+    public var findings: String {
+        let conversion = nearLevel.map { "near level \(SysfsNumber.format($0.value))" }
+            ?? "scale \(axisValues(self.conversion.scale)), offset \(axisValues(self.conversion.offset))"
+        return "\(summary): \(conversion); read \(readMode) (\(readModeReason))"
+    }
+
+    /// The components of `v` the sensor has (3 for a motion sensor, 1 for light), as sysfs
+    /// numbers: `0.00001 0.00001 0.00001`.
+    func axisValues(_ v: Vector3) -> String {
+        v.components.prefix(axes.count).map(SysfsNumber.format).joined(separator: " ")
+    }
 }
 
 /// A device or sensor that discovery passed over, and why.
