@@ -19,5 +19,6 @@ USAGE
 fi
 shift
 "$here/install-deps.sh" peer
-# Debian's python3, which has the suite's modules (gi, dbus, dbusmock, psutil).
-exec /usr/bin/python3 "$here/peer/run_upstream.py" --source "$source" "$@"
+# Debian's python3, which has the suite's modules (gi, dbus, dbusmock, psutil); -B: no byte-code left in
+# either tree.
+exec /usr/bin/python3 -B "$here/peer/run_upstream.py" --source "$source" "$@"
