@@ -20,7 +20,8 @@ public struct SensorDescriptor: Sendable, Hashable, Codable {
     public var conversion: SampleConversion
     public var mountMatrix: MountMatrixChoice
     public var samplingFrequency: SamplingFrequency?
-    /// The read mode planned at discovery (a buffer that yields nothing falls back to polling).
+    /// The read mode planned at discovery (a buffer that yields nothing falls back to polling
+    /// where the channels have `_raw` attributes).
     public var readMode: ReadMode
     public var readModeReason: String
     /// The trigger the buffer will use, if it needs one.
