@@ -155,12 +155,14 @@ class BufferFeed:
     hardware. The node libiio opens (/dev/<sysfs name>) becomes a FIFO filled while
     buffer/enable is 1 (emptied when it is set again, as the kernel resets its buffer): whenever
     the data file appears or changes, its scans are written once, then its last scan (the pose the
-    recording ends in, the one the peer uses) every 100 ms while the file exists.
+    recording ends in, the one the peer uses) at the device's sampling_frequency (10 Hz when it
+    has none) while the file exists.
     """
 
     def __init__(self, root, name, attributes):
         self._data = os.path.join(root, "iio-dev-data.bin")
         self._enable = os.path.join(root, "sys", "devices", name, "buffer", "enable")
+        self._frequency = os.path.join(root, "sys", "devices", name, "sampling_frequency")
         os.makedirs(os.path.join(root, "dev"), exist_ok=True)
         node = os.path.join(root, "dev", name)
         os.mkfifo(node)
@@ -182,12 +184,22 @@ class BufferFeed:
             largest = max(largest, storage)
         return (size + largest - 1) // largest * largest if largest else 0
 
-    def _enabled(self):
+    @staticmethod
+    def _attribute(path):
         try:
-            with open(self._enable, "rb") as f:
-                return f.read().strip(b"\0\n ") == b"1"
-        except OSError:
-            return False
+            with open(path, "rb") as f:
+                return f.read().strip(b"\0\n ").decode()
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def _enabled(self):
+        return self._attribute(self._enable) == "1"
+
+    def _period(self):
+        try:
+            return 1 / float(self._attribute(self._frequency))
+        except (TypeError, ValueError, ZeroDivisionError):
+            return 0.1
 
     def _drain(self):
         try:
@@ -198,7 +210,7 @@ class BufferFeed:
 
     def _run(self):
         seen = None
-        while not self._stopped.wait(0.1):
+        while not self._stopped.wait(self._period()):
             if not self._enabled():
                 if seen != "disabled":
                     self._drain()
@@ -276,8 +288,8 @@ def adapted_case(module, daemon):
 
         def read_sysfs_attr(self, device, attribute):
             if daemon == "motiond" and attribute.startswith("scan_elements/"):
-                before = self._sysfs(device, attribute)
-                value = self._while_reading(lambda: self._sysfs(device, attribute) != before,
+                # Looked at once motiond reads the device through its buffer.
+                value = self._while_reading(lambda: self._sysfs(device, "buffer/enable") == b"1",
                                             lambda: self._sysfs(device, attribute))
             elif daemon == "motiond" and attribute == "sampling_frequency":
                 value = self._peer_frequency_for(device)
