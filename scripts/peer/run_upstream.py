@@ -6,16 +6,25 @@ Usage (through scripts/check-peer.sh): run_upstream.py --source CHECKOUT --daemo
 
 The suite (CHECKOUT/tests/integration-test.py, GPL) is imported as it is, never copied: the
 class below subclasses its test case and adapts, at run time, only what is not the D-Bus API.
-Each adaptation says why in one line where it is made. Prints one line per test and a summary;
-exits 0 when every test run passed.
+Prints one line per test and a summary; exits 0 when every test run passed.
+
+Adaptations, one line each (the details where each is made):
+- command line: motiond-as-peer turns the peer's `-v` into motiond's options (the D-Bus face on the suite's bus).
+- log wording: a phrase of the peer's log is looked up as the line motiond logs for the same fact (MOTIOND_LOG).
+- configured while read: motiond sets a device up only while a client reads it, so that is looked at during a claim.
+- sampling frequency: motiond picks at or above the rate it reads at (docs/SENSORS.md); checked, then mapped to the peer's.
+- sysfs's newline: the kernel ends every value with one (libiio drops the last character) and ignores libiio's NUL.
+- buffer data: the peer built for tests reads the suite's data file for its node; motiond's node is fed from that file.
+- fake drivers: their own two tests are excluded; two others get a real emulated IIO light in place of the fake sensor.
 """
 
 import argparse
 import importlib.util
+import math
 import os
 import re
-import sys
 import shutil
+import sys
 import tempfile
 import threading
 import time
@@ -88,7 +97,6 @@ def motiond_frequency(current, available, period_ms):
     values = sorted(v for v in available or [] if v > 0)
     if values:
         return next((v for v in values if v >= wanted - 1e-9), values[-1])
-    import math
     return current if current is not None and current >= wanted - 1e-9 else math.ceil(wanted)
 
 
@@ -126,7 +134,7 @@ class SysfsTestbed:
     def add_device(self, subsystem, name, parent, attributes, properties):
         if subsystem == "input" and name in ("fake-light", "fake-compass"):
             # Adaptation (fake drivers): the peer's fake sensor is replaced by a real emulated IIO
-            # light sensor, the kind both daemons read (0 lux; see Adapted.start_daemon).
+            # light sensor, the kind both daemons read (0 lux, raised after each release: ClaimingProxy).
             self.light = self._testbed.add_device(
                 "iio", "iio-als", None,
                 ["integration_time", "1\n", "in_illuminance_input", "0\n", "in_illuminance_scale", "1.0\n",
