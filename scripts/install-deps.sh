@@ -18,7 +18,8 @@ if [ "${1:-build}" = test ]; then
     want="$want librsvg2-bin"
     # The D-Bus face's tests: a private system bus, busctl/gdbus, python-dbusmock's polkit,
     # and iio-sensor-proxy (its monitor-sensor client, and itself side by side).
-    want="$want $bus libglib2.0-bin python3-dbusmock iio-sensor-proxy coreutils"
+    # PeerSuiteTests' client (Tests/Tools/sensor-proxy-client.py) speaks python-dbus on a GLib loop.
+    want="$want $bus libglib2.0-bin python3-dbusmock python3-dbus python3-gi iio-sensor-proxy coreutils"
     # The manual pages are rendered as a user would (man -l); the completions run in each shell.
     want="$want man-db groff-base zsh fish"
     # readelf: which libraries the client binary links.
