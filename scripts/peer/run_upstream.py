@@ -446,7 +446,7 @@ def main():
     finally:
         shutil.rmtree(run_dir, ignore_errors=True)
 
-    print(f"\niio-sensor-proxy {os.path.basename(source)} integration tests against {args.daemon}:")
+    print(f"\niio-sensor-proxy integration tests ({source}) against {args.daemon}:")
     for outcome, name in result.outcomes:
         print(f"  {outcome:5} {name}")
     passed = sum(1 for outcome, _ in result.outcomes if outcome == "PASS")
