@@ -26,7 +26,7 @@ SWIFTFLAGS  ?=
 RELEASEFLAGS ?= --static-swift-stdlib -Xlinker -z -Xlinker now
 DEMO_SECONDS ?= 20
 
-.PHONY: all build bench-tool man deb demo check check-system check-tsan check-asan test deps test-deps install install-data install-sensor-proxy uninstall-sensor-proxy uninstall clean accuracy bench bench-hinge bench-daemon bench-client bench-power
+.PHONY: all build bench-tool man deb demo check check-peer check-system check-tsan check-asan test deps test-deps install install-data install-sensor-proxy uninstall-sensor-proxy uninstall clean accuracy bench bench-hinge bench-daemon bench-client bench-power
 
 all: build
 
@@ -103,6 +103,14 @@ test: check
 # --skip are regular expressions, searched in TARGET.SUITE/TEST()/FILE.swift:LINE:COLUMN and in
 # each suite's TARGET.SUITE: anchored, so that neither MotionRotateTests nor a file name matches.
 ROTATE_TESTS = ^EndToEndTests\.RotateTests\b
+
+# iio-sensor-proxy's own integration tests against motiond (scripts/check-peer.sh): run by hand,
+# with a checkout of its source (PEER_SOURCE, tag 3.9.0); PEER_DAEMON=peer runs them against the
+# installed iio-sensor-proxy instead, PEER_TESTS names some tests.
+PEER_DAEMON ?= motiond
+check-peer:
+	$(SWIFT) build --product motiond $(SWIFTFLAGS)
+	@scripts/check-peer.sh "$(PEER_SOURCE)" --daemon $(PEER_DAEMON) --motiond .build/debug/motiond $(PEER_TESTS)
 
 # The system tier (scripts/system/check-system.sh): Debian's kernel and a Debian root with
 # systemd as PID 1 in QEMU (TCG), the project installed by make install, a uhid HID sensor hub

@@ -1,9 +1,10 @@
 #!/bin/sh
 # Installs the Debian packages motiond needs to build, run and test, when any is missing.
-# Usage: scripts/install-deps.sh [build|test|bench|system|deb]   (test adds the emulation tools; bench
+# Usage: scripts/install-deps.sh [build|test|bench|system|deb|peer]   (test adds the emulation tools; bench
 # adds what make bench-power drives: umockdev, iio-sensor-proxy with its private D-Bus system bus;
 # system adds what make check-system needs: QEMU, mmdebstrap, cpio, a static C toolchain; deb
-# what make deb needs: debhelper, lintian and the package's Build-Depends)
+# what make deb needs: debhelper, lintian and the package's Build-Depends; peer what make check-peer
+# runs iio-sensor-proxy's own integration tests with, and their fr_FR.UTF-8 locale)
 set -eu
 want="pkg-config libiio-dev libiio-utils libsystemd-dev libudev-dev"
 # dbus-daemon is its own package from Debian 12 on; before, it is in dbus.
@@ -17,7 +18,8 @@ if [ "${1:-build}" = test ]; then
     want="$want librsvg2-bin"
     # The D-Bus face's tests: a private system bus, busctl/gdbus, python-dbusmock's polkit,
     # and iio-sensor-proxy (its monitor-sensor client, and itself side by side).
-    want="$want $bus libglib2.0-bin python3-dbusmock iio-sensor-proxy coreutils"
+    # PeerSuiteTests' client (Tests/Tools/sensor-proxy-client.py) speaks python-dbus on a GLib loop.
+    want="$want $bus libglib2.0-bin python3-dbusmock python3-dbus python3-gi iio-sensor-proxy coreutils"
     # The manual pages are rendered as a user would (man -l); the completions run in each shell.
     want="$want man-db groff-base zsh fish"
     # readelf: which libraries the client binary links.
@@ -34,14 +36,28 @@ if [ "${1:-build}" = bench ]; then
     # iio-sensor-proxy brings monitor-sensor (the benchmark's client for it); stdbuf is coreutils.
     want="$want umockdev iio-sensor-proxy $bus python3 coreutils"
 fi
+if [ "${1:-build}" = peer ]; then
+    # The suite's own imports (dbus, dbusmock, psutil, GLib/Gio and UMockdev through GObject
+    # introspection), umockdev-wrapper, a private bus, monitor-sensor and the peer itself.
+    want="$want python3 python3-dbus python3-dbusmock python3-psutil python3-gi gir1.2-umockdev-1.0"
+    want="$want umockdev $bus iio-sensor-proxy locales"
+fi
 missing=""
 for pkg in $want; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing="$missing $pkg"
 done
-[ -z "$missing" ] && exit 0
-echo "installing Debian packages:$missing"
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+if [ -n "$missing" ]; then
+    echo "installing Debian packages:$missing"
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+# The suite checks decimal commas under LC_NUMERIC=fr_FR.UTF-8: that locale must be generated.
+if [ "${1:-build}" = peer ] && ! locale -a 2>/dev/null | grep -qix 'fr_FR.utf-\{0,1\}8'; then
+    echo "generating the fr_FR.UTF-8 locale"
+    $sudo sed -i 's/^# *\(fr_FR.UTF-8 UTF-8\)/\1/' /etc/locale.gen
+    grep -q '^fr_FR.UTF-8 UTF-8' /etc/locale.gen || echo 'fr_FR.UTF-8 UTF-8' | $sudo tee -a /etc/locale.gen >/dev/null
+    $sudo locale-gen >/dev/null
+fi

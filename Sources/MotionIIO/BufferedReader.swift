@@ -16,7 +16,9 @@ import Synchronization
 /// has a writable `buffer/hwfifo_timeout`, as cros-ec sensors do, it gets batch × period), and
 /// probe that data really arrives within 500 ms plus the rest of one batch (polling its descriptor;
 /// through iiod, which has none, by one refill under that timeout, whose scans are kept and
-/// delivered first). Any failure there is a ``Fallback`` and the caller polls instead.
+/// delivered first). Any failure there is a ``Fallback`` and the caller polls instead — except a
+/// probe without data on a device whose channels have no `_raw` attribute: nothing could be
+/// polled, so its buffer is read, waiting for data.
 /// Teardown (on `stop`) destroys the buffer (disabling it), writes back `buffer/length`,
 /// `buffer/watermark`, `buffer/hwfifo_timeout` and `current_timestamp_clock` as they were, and
 /// detaches a trigger it attached. Reading runs on a dedicated thread blocked in `iio_buffer_refill`
@@ -204,10 +206,15 @@ final class BufferedReader: DeviceReader {
             undoRates()
             throw .failed(error)
         }
-        guard hasData else {
+        // Polling needs `_raw` attributes: a device that offers its channels only as scan
+        // elements keeps its buffer, which may yet deliver (a sensor that reports on change).
+        if !hasData, channels.joined().allSatisfy({ $0.filename(of: "raw") != nil }) {
             teardown()
             undoRates()
             throw .noData(probeTimeout)
+        }
+        if !hasData {
+            logger.notice("the buffer of \(device) produced no data within \(Int(probeTimeout * 1000)) ms, and its channels have no _raw attributes to poll instead: reading the buffer, waiting for data")
         }
     }
 

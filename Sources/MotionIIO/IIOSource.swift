@@ -32,6 +32,8 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
     private var retry: DispatchSourceTimer?
     private var retryDelay = minimumRetryDelay
     private var reported = Set<String>()
+    /// The sensors whose findings were logged (once each, not at every rescan).
+    private var described = Set<String>()
     /// Devices lost and not seen again through udev: later losses of them are logged at debug.
     private var lostDevices = Set<String>()
     /// Devices udev reported removed and not added since: a rescan does not offer them even
@@ -207,6 +209,7 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
             report(skipped.description, skipped.description)
         }
         for sensor in found?.sensors ?? [] {
+            if described.insert(sensor.findings).inserted { logger.debug("found \(sensor.findings)", metadata: Self.metadata(sensor.device, [sensor.kind])) }
             for note in sensor.mountMatrix.notes { report("\(sensor.device) \(note)", "\(sensor.summary): \(note)") }
         }
     }

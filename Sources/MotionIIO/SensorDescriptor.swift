@@ -20,7 +20,8 @@ public struct SensorDescriptor: Sendable, Hashable, Codable {
     public var conversion: SampleConversion
     public var mountMatrix: MountMatrixChoice
     public var samplingFrequency: SamplingFrequency?
-    /// The read mode planned at discovery (a buffer that yields nothing falls back to polling).
+    /// The read mode planned at discovery (a buffer that yields nothing falls back to polling
+    /// where the channels have `_raw` attributes).
     public var readMode: ReadMode
     public var readModeReason: String
     /// The trigger the buffer will use, if it needs one.
@@ -81,6 +82,21 @@ public struct SensorDescriptor: Sendable, Hashable, Codable {
     /// A one-line summary for logs: `accelerometer on iio:device0 (mpu6050), display`.
     public var summary: String {
         "\(kind) on \(device) (\(driver))\(label.map { " label \($0)" } ?? ""), \(location)"
+    }
+
+    /// What discovery made of the sensor, for the log: ``summary``, the scale and offset per
+    /// axis as parsed (C notation whatever the locale: `scale 0.00001 0.00001 0.00001`), and
+    /// the planned read mode with its reason (`read buffered (scan elements, …)`).
+    public var findings: String {
+        let conversion = nearLevel.map { "near level \(SysfsNumber.format($0.value))" }
+            ?? "scale \(axisValues(self.conversion.scale)), offset \(axisValues(self.conversion.offset))"
+        return "\(summary): \(conversion); read \(readMode) (\(readModeReason))"
+    }
+
+    /// The components of `v` the sensor has (3 for a motion sensor, 1 for light), as sysfs
+    /// numbers: `0.00001 0.00001 0.00001`.
+    func axisValues(_ v: Vector3) -> String {
+        v.components.prefix(axes.count).map(SysfsNumber.format).joined(separator: " ")
     }
 }
 

@@ -80,9 +80,8 @@ public struct SensorListing: Sendable, Codable {
             } else if sensor.axes.allSatisfy({ $0.valueAttribute == "input" }) {
                 out += "  value        \(sensor.axes.map { "\($0.channel)_input" }.joined(separator: " ")) (processed, \(sensor.kind.unit))\n"
             } else {
-                let axes = sensor.axes.count
-                out += "  scale        \(Self.values(c.scale, axes)) from \(Self.sources(sensor.axes.map(\.scaleAttribute), none: "no scale attribute (1)"))\n"
-                out += "  offset       \(Self.values(c.offset, axes)) from \(Self.sources(sensor.axes.map(\.offsetAttribute), none: "no offset attribute (0)"))\n"
+                out += "  scale        \(sensor.axisValues(c.scale)) from \(Self.sources(sensor.axes.map(\.scaleAttribute), none: "no scale attribute (1)"))\n"
+                out += "  offset       \(sensor.axisValues(c.offset)) from \(Self.sources(sensor.axes.map(\.offsetAttribute), none: "no offset attribute (0)"))\n"
             }
             if sensor.kind.isMotion {
                 out += "  mount matrix \(c.mountMatrix) from \(sensor.mountMatrix.source)"
@@ -99,11 +98,6 @@ public struct SensorListing: Sendable, Codable {
         }
         for skip in skipped { out += "\n\(skip)\n" }
         return out
-    }
-
-    /// The first `count` components (3 for a motion sensor, 1 for light).
-    private static func values(_ v: Vector3, _ count: Int) -> String {
-        v.components.prefix(count).map { SysfsNumber.format($0) }.joined(separator: " ")
     }
 
     private static func sources(_ attributes: [String?], none: String) -> String {

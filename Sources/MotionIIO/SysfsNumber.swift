@@ -15,8 +15,15 @@ public enum SysfsNumber {
         return value
     }
 
-    /// The shortest text that reads back as `value` (`50`, `12.5`), as written to sysfs.
+    /// The shortest text that reads back as `value` (`50`, `12.5`, `0.00001`), as written to
+    /// sysfs: plain digits, never an exponent (`1e-05`), which the kernel does not read.
     public static func format(_ value: Double) -> String {
-        DecimalText.shortest(value)
+        let shortest = DecimalText.shortest(value)
+        guard shortest.contains("e") else { return shortest }
+        for decimals in 1...24 {
+            let plain = DecimalText.fixed(value, decimals: decimals)
+            if Double(plain) == value { return plain }
+        }
+        return shortest
     }
 }

@@ -277,6 +277,13 @@ struct SourceParsingTests {
         #expect(SysfsNumber.parse("1e-3") == 0.001)
     }
 
+    @Test("sysfs numbers are written in plain digits, never with an exponent the kernel cannot read; each reads back exactly",
+          arguments: [(0.00001, "0.00001"), (0.000001, "0.000001"), (12.5, "12.5"), (50, "50"), (-0.0000598, "-0.0000598"), (1.56, "1.56")])
+    func sysfsFormat(value: Double, text: String) {
+        #expect(SysfsNumber.format(value) == text)
+        #expect(SysfsNumber.parse(SysfsNumber.format(value)) == value)
+    }
+
     @Test("sysfs numbers: decimal comma, empty and non-finite are rejected",
           arguments: ["0,5", "", "\n", "nan", "inf", "-inf", "abc", "1 2", "0x10", "0X1p3"])
     func sysfsReject(text: String) {
