@@ -481,7 +481,17 @@ class SensorProxyClient:
         if self.reader.wait_for(lambda s: "Has accelerometer" in s, 0, args.timeout) is None:
             raise BenchError(f"monitor-sensor saw no accelerometer from {self.name} within {args.timeout} s: "
                              f"{[l for _, l in self.reader.lines[-5:]]}; daemon log: {self.bed.log_text()}")
+        # Claim → first value: monitor-sensor says the daemon appeared, claims the accelerometer
+        # (then the other sensors) and prints the first defined orientation either in its "Has"
+        # line (the claim's reply waited for it) or as a change (the value came after the reply).
+        appeared = self.reader.wait_for(lambda s: "appeared" in s and "+++ " in s, 0, args.timeout)
+        defined = self.reader.wait_for(self.defined_orientation, 0, args.timeout)
+        self.claim_latency = defined[1] - appeared[1] if appeared and defined else None
         self.alive = [(self.bed.proc, self.name), (self.client, "monitor-sensor")]
+
+    @staticmethod
+    def defined_orientation(text):
+        return ("orientation changed: " in text or "Has accelerometer (orientation: " in text) and "undefined" not in text
 
     @staticmethod
     def matches(text, landscape):
@@ -610,6 +620,8 @@ def desktop(args, kind, daemon_class, moving, rng):
                 raise BenchError(f"moving the device failed: {mover.error}")
             mover.stop()
             mover = None
+        if getattr(daemon, "claim_latency", None) is not None:
+            row["claim"] = daemon.claim_latency
         if kind in ("desktop-rest", "desktop-dbus") and args.steps > 0:
             row["latencies"] = steps(daemon, args.steps, args.timeout, rng)
         return row
@@ -881,6 +893,8 @@ def main():
                     print(f"  latency not supported by this motiond ({row['unsupported']})", file=sys.stderr)
                 else:
                     extra = ""
+                    if row.get("claim") is not None:
+                        extra += f", claim → first value {row['claim']*1000:.0f} ms"
                     if row.get("latencies"):
                         extra += f", step latency median {statistics.median(row['latencies'])*1000:.0f} ms max {max(row['latencies'])*1000:.0f} ms"
                     if "lines" in row:
@@ -891,7 +905,7 @@ def main():
                           file=sys.stderr, flush=True)
 
     header = ("| scenario | daemon | CPU % of a core | wake-ups/s | wake-ups per 10 ms | RSS MiB "
-              "| step latency median / max | lines/s per client | batch gap |")
+              "| claim → first value | step latency median / max | lines/s per client | batch gap |")
     print()
     print(header)
     print("|---" * (header.count("|") - 1) + "|")
@@ -899,7 +913,7 @@ def main():
         sc, who = key
         rows = results[key]
         if any("unsupported" in r for r in rows):
-            print(f"| {sc} | {who} | latency not supported by this motiond | | | | | | |")
+            print(f"| {sc} | {who} | latency not supported by this motiond | | | | | | | |")
             continue
         lat = [x for r in rows for x in r.get("latencies", [])]
         lat_s = f"{statistics.median(lat)*1000:.0f} / {max(lat)*1000:.0f} ms ({len(lat)} steps)" if lat else "–"
@@ -915,8 +929,11 @@ def main():
         else:
             batch_s = "–"
         w10 = median_of(rows, "wake10ms")
+        claims = [r["claim"] for r in rows if r.get("claim") is not None]
+        claim_s = (f"{statistics.median(claims)*1000:.0f} ms (max {max(claims)*1000:.0f}, {len(claims)} runs)"
+                   if claims else "–")
         print(f"| {sc} | {who} | {fmt(median_of(rows, 'cpu'), 3)} | {fmt(median_of(rows, 'wakeups'), 1)} | "
-              f"{fmt(w10, 2) if w10 is not None else '–'} | {fmt(median_of(rows, 'rss'), 1)} | {lat_s} | {lines_s} | {batch_s} |")
+              f"{fmt(w10, 2) if w10 is not None else '–'} | {fmt(median_of(rows, 'rss'), 1)} | {claim_s} | {lat_s} | {lines_s} | {batch_s} |")
     script = os.path.abspath(__file__)
     shown = os.path.relpath(script, REPO) if script.startswith(REPO + os.sep) else script
     print()
