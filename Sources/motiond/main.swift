@@ -186,7 +186,7 @@ struct Motiond: ParsableCommand {
 
         if listSensors {
             let listing: SensorListing
-            if let iio = made as? IIOSource {
+            if let iio = (made as? LocalSource)?.iio ?? made as? IIOSource {
                 do {
                     listing = SensorListing(source: uri.description, result: try iio.discover())
                 } catch {
