@@ -58,11 +58,22 @@ extension HotplugTests {
         #expect(await monitor.wait(for: "    Light changed: 100.000000 (vendor)", from: before) != nil, "\(monitor.lines)")
         #expect(try await proxied.property("LightLevel") == "d 100")
 
+        // A value that is no reading: one warning naming the attribute, and the level stays;
+        // a good value is read again.
+        proxied.testbed.setAttribute(Self.hwmonLight, "light", "garbage\n")
+        #expect(await proxied.daemon.process.wait(timeout: 10) { $0.stderr.contains("\(Self.hwmonLight)/light has unparseable value 'garbage'") },
+                "\(proxied.daemon.process.stderr.suffix(3000))")
+        #expect(try await proxied.property("LightLevel") == "d 100")
+        let afterGarbage = monitor.lines.count
+        proxied.testbed.setAttribute(Self.hwmonLight, "light", "(0,0)\n")
+        #expect(await monitor.wait(for: "    Light changed: 0.000000 (vendor)", from: afterGarbage) != nil, "\(monitor.lines)")
+        #expect(proxied.daemon.process.stderr.components(separatedBy: "unparseable value 'garbage'").count == 2, "warned once")
+
         // The socket: the light sensor's availability says its unit; its values are the same levels.
         let client = try await proxied.daemon.connect()
         try await client.send(.subscribe(.init(id: 1, stream: .light, interval: 0.1)))
         let light = try #require(try await client.next(type: "light", timeout: 10))
-        #expect(light["lux"] as? Double == 100, "\(light)")
+        #expect(light["lux"] as? Double == 0, "the level of (0,0): \(light)")
         try await client.send(.status(id: 2))
         let sensors = try #require((try await client.reply(2, timeout: 10)?["status"] as? [String: Any])?["sensors"] as? [String: Any])
         let state = try #require(sensors["light"] as? [String: Any])
@@ -122,3 +133,88 @@ extension HotplugTests {
         #expect(proximity["near"] as? Bool == true, "\(proximity)")
     }
 }
+
+extension HotplugTests {
+    /// `input-accel.umockdev` with a game controller beside it: its motion sensors' event node
+    /// says accelerometer too, and a sibling input device of the same controller is a joystick.
+    static let joypad = """
+        P: /devices/virtual/misc/uhid/0005:054C:09CC.0001/input/input21/event21
+        N: input/event21
+        E: DEVNAME=/dev/input/event21
+        E: SUBSYSTEM=input
+        E: ID_INPUT=1
+        E: ID_INPUT_ACCELEROMETER=1
+        E: MOTIOND_SENSOR=accelerometer
+        A: dev=13:85\\n
+        L: device=../../input21
+
+        P: /devices/virtual/misc/uhid/0005:054C:09CC.0001/input/input21
+        E: NAME="Wireless Controller Motion Sensors"
+        E: SUBSYSTEM=input
+        E: ID_INPUT=1
+        E: ID_INPUT_ACCELEROMETER=1
+        A: capabilities/abs=3f\\n
+        A: capabilities/sw=0\\n
+
+        P: /devices/virtual/misc/uhid/0005:054C:09CC.0001/input/input20
+        E: NAME="Wireless Controller"
+        E: SUBSYSTEM=input
+        E: ID_INPUT=1
+        E: ID_INPUT_JOYSTICK=1
+        A: capabilities/sw=0\\n
+
+        P: /devices/virtual/misc/uhid/0005:054C:09CC.0001
+        E: SUBSYSTEM=hid
+        E: DRIVER=sony
+
+
+        """
+
+    @Test("a game controller's motion sensors are not the screen's accelerometer: passed over with the reason, the laptop's is read")
+    func joypadAccelerometerPassedOver() async throws {
+        let directory = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fixture = directory.appendingPathComponent("joypad.umockdev").path
+        try (Self.joypad + (try Emulation.fixtureText("input-accel.umockdev"))).write(toFile: fixture, atomically: true, encoding: .utf8)
+        let output = try await Emulation.run(
+            ["umockdev-run", "-d", fixture, "-i", "/dev/input/event7=\(Emulation.fixture("input-accel.ioctl"))", "--",
+             Emulation.motiond, "--source", "local:", "--no-config", "--no-socket", "--sensors", "accelerometer", "--print-samples", "--count", "2"],
+            timeout: 30)
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stderr.contains("skipped accelerometer on /sys/devices/virtual/misc/uhid/0005:054C:09CC.0001/input/input21/event21: part of a joypad"),
+                "\(output.stderr)")
+        #expect(output.stderr.contains("reading accelerometer on /sys/devices/platform/lis3lv02d/input/input7/event7"), "\(output.stderr)")
+    }
+}
+
+extension UdevRulesTests {
+    @Test("input accelerometers, input proximity switches and hwmon light: MOTIOND_SENSOR, systemd wants motiond, group motiond may read the evdev node (ACL); the input devices themselves untouched",
+          .enabled(if: canRunUdevTest, needsUdevTest))
+    func inputAndHwmonSensors() async throws {
+        let directory = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fixture = directory.appendingPathComponent("input-hwmon.umockdev").path
+        let hwmon = "P: /devices/platform/applesmc.768/hwmon/hwmon3\nE: SUBSYSTEM=hwmon\nA: name=applesmc\\n\nA: light=(10,10)\\n\n\n"
+        try (try Emulation.fixtureText("input-accel.umockdev") + Emulation.fixtureText("input-proximity.umockdev") + hwmon)
+            .write(toFile: fixture, atomically: true, encoding: .utf8)
+        let accelerometer = "/sys/devices/platform/lis3lv02d/input/input7/event7"
+        let proximity = "/sys/devices/platform/gpio-keys/input/input3/event3"
+        let light = "/sys/devices/platform/applesmc.768/hwmon/hwmon3"
+        let inputDevice = "/sys/devices/platform/lis3lv02d/input/input7"
+        let run = try await Self.udevTest(fixturePath: fixture, [accelerometer, proximity, light, inputDevice])
+        for (syspath, sensor, node) in [(accelerometer, "accelerometer", "/dev/input/event7"), (proximity, "proximity", "/dev/input/event3")] {
+            let report = run[syspath]
+            #expect(report.properties["MOTIOND_SENSOR"] == sensor, "\(report.lines.joined(separator: "\n"))")
+            #expect(report.properties["SYSTEMD_WANTS"]?.split(separator: " ").contains("motiond.service") == true, "\(syspath)")
+            #expect(report.runs.contains("/usr/bin/setfacl -m g:motiond:r \(node)"), "\(report.runs)")
+            #expect(!report.applied(by: Self.rulesName).contains { $0.hasPrefix("GROUP") || $0.hasPrefix("MODE") }, "the node stays root:input")
+            #expect(report.diagnostics(for: Self.rulesName).isEmpty, "\(report.diagnostics(for: Self.rulesName))")
+        }
+        let hwmonReport = run[light]
+        #expect(hwmonReport.properties["MOTIOND_SENSOR"] == "light", "\(hwmonReport.lines.joined(separator: "\n"))")
+        #expect(hwmonReport.properties["SYSTEMD_WANTS"]?.split(separator: " ").contains("motiond.service") == true)
+        #expect(hwmonReport.runs.allSatisfy { !$0.contains("motiond") }, "nothing to grant: the attribute is world-readable")
+        Self.expectUntouched(run[inputDevice])
+    }
+}
+
