@@ -40,13 +40,13 @@ public final class LocalSource: MotionSource, Sendable {
         }
 
         /// The part that serves `kind`: IIO while it has it, else the platform source while it
-        /// has it, else IIO (its reason why there is none).
+        /// has it; with neither, the platform source's reason if it had one (its device stopped
+        /// answering), else IIO's (none found).
         func server(of kind: SensorKind) -> (part: Part, availability: SensorAvailability)? {
             let iio = reported[.iio]?[kind], platform = reported[.platform]?[kind]
             if let iio, iio.isAvailable { return (.iio, iio) }
-            if let platform, platform.isAvailable { return (.platform, platform) }
-            if let iio { return (.iio, iio) }
-            return platform.map { (.platform, $0) }
+            if let platform { return (.platform, platform) }
+            return iio.map { (.iio, $0) }
         }
 
         /// What the platform source is asked for: the request without IIO's kinds.

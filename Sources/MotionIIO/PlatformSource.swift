@@ -10,8 +10,8 @@ import MotionSync
 /// a sensor nobody asks for is closed and reported idle. It reports only the kinds it found:
 /// a machine's IIO sensors are ``IIOSource``'s, and ``LocalSource`` serves both.
 ///
-/// Discovery runs at start and whenever a requested kind has no reader (a device that failed
-/// is looked for again at the next change of request); there is no hot-plug of these devices
+/// Discovery runs at start and when a kind whose device stopped answering is asked for again
+/// (at the next change of request); there is no hot-plug of these devices
 /// (built into the machines that have them). All bookkeeping runs on one serial queue; the
 /// readers deliver from their threads.
 // @unchecked: the `var`s below are confined to `queue` (start, update and stop enter it with
@@ -27,6 +27,8 @@ public final class PlatformSource: MotionSource, @unchecked Sendable {
     private var sensors: [PlatformSensor] = []
     private var readers: [SensorKind: Reader] = [:]
     private var availability: [SensorKind: SensorAvailability] = [:]
+    /// Kinds whose device stopped answering: looked for again when next asked for.
+    private var lostKinds = Set<SensorKind>()
     private var reported = Set<String>()
     private var running = false
 
@@ -79,10 +81,11 @@ public final class PlatformSource: MotionSource, @unchecked Sendable {
 
     private func reconcile(rediscover: Bool) {
         guard running else { return }
-        if rediscover || request.periods.keys.contains(where: { kind in readers[kind] == nil && sensors.contains { $0.kind == kind } }) {
+        if rediscover || request.periods.keys.contains(where: lostKinds.contains) {
             let found = PlatformDiscovery.discover()
             for reason in found.skipped where reported.insert(reason).inserted { logger.warning("\(reason)") }
             sensors = found.sensors
+            lostKinds = []
         }
         for kind in SensorKind.allCases {
             guard let sensor = sensors.first(where: { $0.kind == kind }) else { continue }
@@ -152,6 +155,7 @@ public final class PlatformSource: MotionSource, @unchecked Sendable {
         readers[kind] = nil
         reader.thread.stop()
         sensors.removeAll { $0 == reader.sensor }
+        lostKinds.insert(kind)
         logger.warning("lost \(reader.sensor.summary): \(reason)")
         setAvailability(kind, SensorAvailability(isAvailable: false, reason: "\(reader.sensor.syspath) stopped answering: \(reason)"))
     }

@@ -35,7 +35,7 @@ extension HotplugTests {
         property.hasPrefix("d ") ? Double(property.dropFirst(2)) : nil
     }
 
-    @Test("hwmon light (applesmc): HasAmbientLight, lux and 0 before a claim; after ClaimLight the level in iio-sensor-proxy's vendor unit, 50 for (128,128), 100 for (255,255); the socket says unit vendor",
+    @Test("hwmon light (applesmc): HasAmbientLight, lux and 0 before a claim; after ClaimLight the level in iio-sensor-proxy's vendor unit, 50 for (128,128), 100 for (255,255); a value that is no reading warned once; the socket says unit vendor; the device removed: unavailable",
           .enabled(if: hasDBusTools, "needs dbus-daemon, busctl, gdbus and monitor-sensor (scripts/install-deps.sh test)"))
     func hwmonLightLevel() async throws {
         let proxied = try await ProxiedDaemon(devices: Self.hwmonLightDevice)
@@ -79,6 +79,12 @@ extension HotplugTests {
         let state = try #require(sensors["light"] as? [String: Any])
         #expect(state["available"] as? Bool == true && state["unit"] as? String == "vendor", "\(state)")
         #expect((state["reason"] as? String)?.contains("hwmon") == true, "\(state)")
+
+        // The device gone: the light is unavailable with the reason, and the D-Bus face says so.
+        proxied.testbed.remove(Self.hwmonLight)
+        #expect(await monitor.wait(for: "--- Light sensor disappeared", from: afterGarbage) != nil, "\(monitor.lines)")
+        #expect(try await proxied.property("HasAmbientLight") == "b false")
+        #expect(proxied.daemon.process.stderr.contains("lost light on \(Self.hwmonLight) (hwmon-als), hwmon light"), "\(proxied.daemon.process.stderr.suffix(2000))")
     }
 
     @Test("input accelerometer (lis3lv02d): HasAccelerometer, undefined before a claim and normal after it; the socket gets its samples in G",
@@ -131,6 +137,26 @@ extension HotplugTests {
         try await client.send(.subscribe(.init(id: 1, stream: .proximity, interval: 0.1)))
         let proximity = try #require(try await client.next(type: "proximity", timeout: 10))
         #expect(proximity["near"] as? Bool == true, "\(proximity)")
+    }
+}
+
+extension HotplugTests {
+    @Test("input proximity switch: the SW_FRONT_PROXIMITY event read from the node makes motiond ask the switch again; monitor-sensor sees near come",
+          .enabled(if: hasDBusTools, "needs dbus-daemon, busctl, gdbus and monitor-sensor (scripts/install-deps.sh test)"))
+    func inputProximityEvent() async throws {
+        // The switch answers off, then on (umockdev plays a recording's entries in turn); the
+        // event (input-proximity.evemu) comes a second after the node is opened.
+        let directory = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let offThenOn = try Emulation.variant(of: "input-proximity.ioctl", in: directory,
+                                              replacing: [("EVIOCGSW(0) 4 00000000", "EVIOCGSW(0) 4 00000000\nEVIOCGSW(0) 4 00080000")])
+        let proxied = try await Self.inputDaemon("input-proximity.umockdev", node: "/dev/input/event3", ioctl: offThenOn)
+        defer { proxied.stop() }
+        try proxied.testbed.loadEvemuEvents("/dev/input/event3", Emulation.fixture("input-proximity.evemu"))
+        let monitor = try MonitorSensor(bus: proxied.bus)
+        #expect(await monitor.wait(for: "=== Has proximity sensor (near: 0)") != nil, "\(monitor.lines)")
+        #expect(await monitor.wait(for: "    Proximity value changed: 1") != nil, "\(monitor.lines); \(proxied.daemon.process.stderr.suffix(2000))")
+        #expect(try await proxied.property("ProximityNear") == "b true")
     }
 }
 
