@@ -9,6 +9,10 @@ final class EvdevDevice {
     /// The open descriptor, for `poll`.
     let fd: Int32
 
+    /// `EV_SYN`, the event type of the kernel's markers, and its code `SYN_DROPPED`: events
+    /// were lost (the queue overflowed), states must be asked for again.
+    static let synchronization: UInt16 = 0x00
+    static let dropped: UInt16 = 0x03
     /// `EV_SW`, the event type of switches.
     static let switchEvent: UInt16 = 0x05
     /// `SW_FRONT_PROXIMITY`, the switch of a proximity sensor on the front (an input proximity

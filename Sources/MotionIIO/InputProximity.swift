@@ -12,16 +12,13 @@ final class InputProximity: PlatformReading {
         self.device = device
     }
 
-    /// `SYN_DROPPED`: events were lost, the state must be asked for again.
-    private static let droppedEvents = EvdevDevice.Event(type: 0, code: 3, value: 0)
-
     func read() throws(ReadFault) -> Vector3? {
         let near: Bool
         do {
             let events = try device.pendingEvents()
             let moved = events.contains { event in
                 event.type == EvdevDevice.switchEvent && Int(event.code) == EvdevDevice.frontProximity
-                    || event.type == Self.droppedEvents.type && event.code == Self.droppedEvents.code
+                    || event.type == EvdevDevice.synchronization && event.code == EvdevDevice.dropped
             }
             guard last == nil || moved else { return nil }
             near = try device.isSwitchOn(EvdevDevice.frontProximity)

@@ -36,7 +36,7 @@ public enum PlatformDiscovery {
             guard string(udev_device_get_subsystem(device)) != "iio" else { continue }
             let types = (property(device, "IIO_SENSOR_PROXY_TYPE") ?? "").split(separator: " ")
             let ours = (property(device, "MOTIOND_SENSOR") ?? "").split(separator: " ")
-            if types.contains("input-accel") || ours.contains("accelerometer") && string(udev_device_get_subsystem(device)) == "input" {
+            if types.contains("input-accel") || (ours.contains("accelerometer") && string(udev_device_get_subsystem(device)) == "input") {
                 switch inputAccelerometer(udev, device) {
                 case .success(let sensor?): result.sensors.append(sensor)
                 case .success(nil): break

@@ -112,7 +112,7 @@ public final class PlatformSource: MotionSource, @unchecked Sendable {
             setAvailability(sensor.kind, SensorAvailability(isAvailable: false, reason: "cannot read \(sensor.summary): \(error)"))
             return
         }
-        let thread = PeriodicThread(name: "motiond-\(sensor.kind)", period: interval)
+        let thread = PeriodicThread(name: "poll.\(sensor.syspath.split(separator: "/").last ?? "input")", period: interval)
         let identity = ReaderIdentity()
         let state = Lock(TickState(reading: reading))
         let (logger, kind, conversion, summary) = (self.logger, sensor.kind, sensor.conversion, sensor.summary)
