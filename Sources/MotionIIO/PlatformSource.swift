@@ -109,7 +109,10 @@ public final class PlatformSource: MotionSource, @unchecked Sendable {
         do {
             reading = try sensor.open()
         } catch {
-            setAvailability(sensor.kind, SensorAvailability(isAvailable: false, reason: "cannot read \(sensor.summary): \(error)"))
+            // Tried again at the next change of request (a permission granted meanwhile).
+            let reason = "cannot read \(sensor.summary): \(error)"
+            if reported.insert(reason).inserted { logger.warning("\(reason)") }
+            setAvailability(sensor.kind, SensorAvailability(isAvailable: false, reason: reason))
             return
         }
         let thread = PeriodicThread(name: "poll.\(sensor.syspath.split(separator: "/").last ?? "input")", period: interval)
