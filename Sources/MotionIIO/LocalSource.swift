@@ -16,8 +16,7 @@ import MotionSync
 /// the source serving it, and only that source's samples.
 public final class LocalSource: MotionSource, Sendable {
     public let uri: String
-    /// The IIO part, for `--list-sensors`.
-    public let iio: IIOSource
+    private let iio: IIOSource
     private let platform: PlatformSource
     private let queue = DispatchQueue(label: "motiond.local")
     private let state = Lock(State())
@@ -63,6 +62,23 @@ public final class LocalSource: MotionSource, Sendable {
         uri = iio.uri
         self.iio = iio
         self.platform = platform
+    }
+
+    /// What `--list-sensors` shows: the IIO devices, then the input and hwmon sensors. An IIO
+    /// context that cannot be opened (a machine without IIO) is listed as skipped when there are
+    /// input or hwmon sensors, and is the error when there is nothing at all.
+    public func listing(source: String) throws(SourceError) -> SensorListing {
+        let platform = PlatformDiscovery.discover()
+        var result: SensorDiscovery.Result
+        do {
+            result = try iio.discover()
+        } catch {
+            guard !platform.sensors.isEmpty else { throw error }
+            result = SensorDiscovery.Result(sensors: [], skipped: [SkippedSensor(device: uri, reason: "\(error)")])
+        }
+        var listing = SensorListing(source: source, result: result)
+        listing.add(platform: platform)
+        return listing
     }
 
     public func start(_ request: SourceRequest, queue target: DispatchQueue, handler: @escaping SourceHandler) throws(SourceError) {

@@ -20,7 +20,7 @@ public enum PlatformDiscovery {
     /// What discovery found, and one sentence per device passed over.
     public struct Result: Sendable {
         public var sensors: [PlatformSensor] = []
-        public var skipped: [String] = []
+        public var skipped: [SkippedSensor] = []
     }
 
     /// Discovers every such sensor udev knows; empty when udev is unavailable.
@@ -40,7 +40,7 @@ public enum PlatformDiscovery {
                 switch inputAccelerometer(udev, device) {
                 case .success(let sensor?): result.sensors.append(sensor)
                 case .success(nil): break
-                case .failure(let skip): result.skipped.append(skip.reason)
+                case .failure(let skip): result.skipped.append(SkippedSensor(device: string(udev_device_get_syspath(device)) ?? "?", kind: .accelerometer, reason: skip.reason))
                 }
             }
             if types.contains("hwmon-als") || ours.contains("light") {
@@ -50,7 +50,7 @@ public enum PlatformDiscovery {
                         kind: .light, access: .hwmonLight(directory: syspath), syspath: syspath, name: name(device),
                         conversion: SampleConversion(kind: .light, scale: Vector3(1, 1, 1)), location: .display, unit: "vendor"))
                 } else {
-                    result.skipped.append("skipped light on \(syspath): udev calls it a hwmon light sensor but it has no light attribute")
+                    result.skipped.append(SkippedSensor(device: syspath, kind: .light, reason: "udev calls it a hwmon light sensor but it has no light attribute"))
                 }
             }
         }
@@ -110,14 +110,14 @@ public enum PlatformDiscovery {
         let syspath = string(udev_device_get_syspath(device)) ?? node
         if let input = udev_device_get_parent(device), let owner = udev_device_get_parent(input),
            let ownerPath = string(udev_device_get_syspath(owner)), isJoypad(udev, ownerPath) {
-            return .failure(Skip(reason: "skipped accelerometer on \(syspath): part of a joypad (\(ownerPath) has a joystick)"))
+            return .failure(Skip(reason: "part of a joypad (\(ownerPath) has a joystick)"))
         }
         var matrix = MountMatrix.identity
         if let text = property(device, "ACCEL_MOUNT_MATRIX") {
             do {
                 matrix = try MountMatrix(parsing: text).proper
             } catch {
-                return .failure(Skip(reason: "skipped accelerometer on \(syspath): udev ACCEL_MOUNT_MATRIX '\(text)' does not parse: \(error)"))
+                return .failure(Skip(reason: "udev ACCEL_MOUNT_MATRIX '\(text)' does not parse: \(error)"))
             }
         }
         let location = property(device, "ACCEL_LOCATION").flatMap(SensorLocation.init(locationValue:)) ?? .display

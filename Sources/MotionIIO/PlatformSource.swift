@@ -83,7 +83,7 @@ public final class PlatformSource: MotionSource, @unchecked Sendable {
         guard running else { return }
         if rediscover || request.periods.keys.contains(where: lostKinds.contains) {
             let found = PlatformDiscovery.discover()
-            for reason in found.skipped where reported.insert(reason).inserted { logger.warning("\(reason)") }
+            for skip in found.skipped where reported.insert(skip.description).inserted { logger.warning("\(skip)") }
             sensors = found.sensors
             lostKinds = []
         }

@@ -196,7 +196,7 @@ extension HotplugTests {
 
         """
 
-    @Test("a game controller's motion sensors are not the screen's accelerometer: passed over with the reason, the laptop's is read")
+    @Test("a game controller's motion sensors are not the screen's accelerometer: passed over with the reason, the laptop's is read; --list-sensors shows both")
     func joypadAccelerometerPassedOver() async throws {
         let directory = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -210,6 +210,13 @@ extension HotplugTests {
         #expect(output.stderr.contains("skipped accelerometer on /sys/devices/virtual/misc/uhid/0005:054C:09CC.0001/input/input21/event21: part of a joypad"),
                 "\(output.stderr)")
         #expect(output.stderr.contains("reading accelerometer on /sys/devices/platform/lis3lv02d/input/input7/event7"), "\(output.stderr)")
+
+        // --list-sensors shows both, the laptop's used, the controller's skipped with the reason.
+        let listing = try await Emulation.listing(fixturePath: fixture)
+        let laptop = "/sys/devices/platform/lis3lv02d/input/input7/event7"
+        #expect(listing.platformSensors?.map(\.device) == [laptop], "\(listing.text())")
+        #expect(listing.selected["accelerometer"] == laptop)
+        #expect(listing.skipped.contains { $0.kind == .accelerometer && $0.reason.hasPrefix("part of a joypad") }, "\(listing.text())")
     }
 }
 
