@@ -83,17 +83,27 @@ public final class LocalSource: MotionSource, Sendable {
 
     public func start(_ request: SourceRequest, queue target: DispatchQueue, handler: @escaping SourceHandler) throws(SourceError) {
         state.withLock { $0.request = request }
+        // The platform source first, reading nothing: what it finds is announced before IIO says
+        // it has no such kind (no unavailable-then-available at start); then IIO, then the
+        // platform source is asked for what IIO does not serve.
+        try platform.start(.none, queue: target) { [weak self] events in self?.take(events, from: .platform, handler) }
         try iio.start(request, queue: target) { [weak self] events in self?.take(events, from: .iio, handler) }
-        let platformRequest = state.withLock { state in
-            state.platformKinds = Set(state.platformRequest().periods.keys)
-            return state.platformRequest()
-        }
-        try platform.start(platformRequest, queue: target) { [weak self] events in self?.take(events, from: .platform, handler) }
+        try replanPlatform()
     }
 
     public func update(_ request: SourceRequest) throws(SourceError) {
         state.withLock { $0.request = request }
         try iio.update(request)
+        try replanPlatform()
+    }
+
+    public func stop() {
+        platform.stop()
+        iio.stop()
+    }
+
+    /// ``updatePlatform()`` on `queue`, from outside it.
+    private func replanPlatform() throws(SourceError) {
         let result: Result<Void, SourceError> = queue.sync {
             do throws(SourceError) {
                 try updatePlatform()
@@ -103,11 +113,6 @@ public final class LocalSource: MotionSource, Sendable {
             }
         }
         try result.get()
-    }
-
-    public func stop() {
-        platform.stop()
-        iio.stop()
     }
 
     /// Asks the platform source for what IIO does not serve; on `queue`.

@@ -145,7 +145,7 @@ extension HotplugTests {
           .enabled(if: hasDBusTools, "needs dbus-daemon, busctl, gdbus and monitor-sensor (scripts/install-deps.sh test)"))
     func inputProximityEvent() async throws {
         // The switch answers off, then on (umockdev plays a recording's entries in turn); the
-        // event (input-proximity.evemu) comes a second after the node is opened.
+        // event (input-proximity.evemu) comes two seconds after the node is opened.
         let directory = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let offThenOn = try Emulation.variant(of: "input-proximity.ioctl", in: directory,
