@@ -38,9 +38,10 @@ struct SensorProxyModel: Sendable {
             case .event(.tilt(let tilt, _)):
                 state.accelerometerTilt = tilt.iioSensorProxyName
             case .sample(let sample) where sample.kind == .light:
-                // IIO illuminance is in lux (iio-sensor-proxy's "vendor" unit is for hwmon).
+                // IIO illuminance is in lux; a hwmon sensor's level is in iio-sensor-proxy's
+                // "vendor" unit (its availability says so).
                 state.lightLevel = sample.vector.x
-                state.lightLevelUnit = "lux"
+                state.lightLevelUnit = available[.light]?.unit ?? "lux"
                 readings.insert(.light)
             case .proximity(let proximity):
                 state.proximityNear = proximity.near

@@ -47,7 +47,8 @@ struct SensorStates: Sendable {
         return SensorState(available: availability.isAvailable, reason: availability.reason, mode: availability.mode?.rawValue,
                            period: availability.isAvailable ? period : nil,
                            restInterval: availability.isAvailable && kind.isMotion ? request.wakeIntervals[kind] : nil,
-                           location: availability.isAvailable ? availability.location : nil)
+                           location: availability.isAvailable ? availability.location : nil,
+                           unit: availability.isAvailable ? availability.unit : nil)
     }
 
     /// Every sensor's state.

@@ -52,13 +52,18 @@ public struct SensorAvailability: Sendable, Hashable {
     /// through its buffer delivers every scan, at the frequency its driver allows, e.g. 52 Hz
     /// for the 50 asked); `nil`: the period asked for.
     public var period: Double?
+    /// The unit of the sensor's values when it is not its kind's (``SensorKind/unit``): `vendor`
+    /// for a hwmon light sensor (``PlatformSensor``).
+    public var unit: String?
 
-    public init(isAvailable: Bool, reason: String, mode: ReadMode? = nil, location: SensorLocation? = nil, period: Double? = nil) {
+    public init(isAvailable: Bool, reason: String, mode: ReadMode? = nil, location: SensorLocation? = nil, period: Double? = nil,
+                unit: String? = nil) {
         self.isAvailable = isAvailable
         self.reason = reason
         self.mode = mode
         self.location = location
         self.period = period
+        self.unit = unit
     }
 }
 

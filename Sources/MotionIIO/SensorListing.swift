@@ -15,6 +15,8 @@ public struct SensorListing: Sendable, Codable {
     /// Whether a convertible's hinge angle can be measured (a display and a base
     /// accelerometer), from which devices (and gyroscopes, when both halves have one) or why not.
     public var hinge: String
+    /// The input and hwmon sensors found, for `local:`.
+    public var platformSensors: [PlatformEntry]?
 
     public init(source: String, result: SensorDiscovery.Result) {
         self.source = source
@@ -39,7 +41,7 @@ public struct SensorListing: Sendable, Codable {
     }
 
     /// The hinge line: measurable from the two accelerometers selected, or what is missing.
-    private static func hinge(_ selected: [String: String]) -> String {
+    static func hinge(_ selected: [String: String]) -> String {
         guard let display = selected[SensorKind.accelerometer.rawValue] else { return "not measurable: no accelerometer" }
         guard let base = selected[SensorKind.baseAccelerometer.rawValue] else {
             return "not measurable: no base accelerometer (one in a convertible's base says so by its label accel-base, its location base, or udev's ACCEL_LOCATION=base)"
@@ -62,7 +64,7 @@ public struct SensorListing: Sendable, Codable {
         if let provides {
             out += "  provides \(provides.map(\.rawValue).joined(separator: ", "))\n"
         }
-        if sensors.isEmpty && provides == nil {
+        if sensors.isEmpty && provides == nil && (platformSensors ?? []).isEmpty {
             out += "  no accelerometer, gyroscope, magnetometer, light or proximity sensor found\n"
         }
         out += "  hinge angle  \(hinge)\n"
@@ -95,6 +97,9 @@ public struct SensorListing: Sendable, Codable {
                 out += "\n"
             }
             out += "  read mode    \(sensor.readMode): \(sensor.readModeReason)\n"
+        }
+        for entry in platformSensors ?? [] {
+            out += "\n\(entry.summary) [\(selected[entry.kind.rawValue] == entry.device ? "used" : "not used")]\n"
         }
         for skip in skipped { out += "\n\(skip)\n" }
         return out

@@ -15,15 +15,20 @@ public struct SensorState: Sendable, Hashable {
     public var restInterval: Double?
     /// Where the sensor sits (`display`, or `base` for a convertible's keyboard half), when known.
     public var location: SensorLocation?
+    /// The unit of the sensor's values when it is not its kind's usual one: `vendor` for a
+    /// light sensor whose `lux` field carries a level of 0–100 (a hwmon sensor such as
+    /// applesmc's), not lux.
+    public var unit: String?
 
     public init(available: Bool, reason: String, mode: String? = nil, period: Double? = nil, restInterval: Double? = nil,
-                location: SensorLocation? = nil) {
+                location: SensorLocation? = nil, unit: String? = nil) {
         self.available = available
         self.reason = reason
         self.mode = mode
         self.period = period
         self.restInterval = restInterval
         self.location = location
+        self.unit = unit
     }
 
     /// The fields, as written into `hello`, `status` and `availability` messages.
@@ -34,6 +39,7 @@ public struct SensorState: Sendable, Hashable {
         if let period { writer.field("period", period) }
         if let restInterval { writer.field("restInterval", restInterval) }
         if let location { writer.field("location", location.rawValue) }
+        if let unit { writer.field("unit", unit) }
     }
 
     var json: String {

@@ -151,7 +151,8 @@ extension SensorState {
     init(_ fields: JSONFields) throws(ProtocolError) {
         self.init(available: try fields.required("available", fields.bool), reason: try fields.required("reason", fields.string),
                   mode: try fields.string("mode"), period: try fields.number("period"),
-                  restInterval: try fields.number("restInterval"), location: try fields.named("location", SensorLocation.self))
+                  restInterval: try fields.number("restInterval"), location: try fields.named("location", SensorLocation.self),
+                  unit: try fields.string("unit"))
     }
 }
 

@@ -186,7 +186,14 @@ struct Motiond: ParsableCommand {
 
         if listSensors {
             let listing: SensorListing
-            if let iio = made as? IIOSource {
+            if let local = made as? LocalSource {
+                do {
+                    listing = try local.listing(source: uri.description)
+                } catch {
+                    logger.error("\(error)")
+                    throw ExitCode.failure
+                }
+            } else if let iio = made as? IIOSource {
                 do {
                     listing = SensorListing(source: uri.description, result: try iio.discover())
                 } catch {

@@ -50,6 +50,25 @@ final class Testbed {
         }
     }
 
+    /// Answers a device node's ioctls (`/dev/input/event7`) from a umockdev ioctl recording.
+    func loadIoctl(_ device: String, _ path: String) throws {
+        var error: UnsafeMutablePointer<GError>?
+        guard umockdev_testbed_load_ioctl(pointer, device, path, &error) != 0 else {
+            let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+            throw TestFailure("umockdev could not load the ioctl recording: \(message)")
+        }
+    }
+
+    /// Feeds a device node's reads (`/dev/input/event3`) from an evemu `.events` file (`E: SECONDS
+    /// TYPE CODE VALUE`, played from the node's first open on), beside a loaded ioctl recording.
+    func loadEvemuEvents(_ device: String, _ path: String) throws {
+        var error: UnsafeMutablePointer<GError>?
+        guard umockdev_testbed_load_evemu_events(pointer, device, path, &error) != 0 else {
+            let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+            throw TestFailure("umockdev could not load the evemu events: \(message)")
+        }
+    }
+
     /// Changes a sysfs attribute of a device while motiond runs.
     func setAttribute(_ syspath: String, _ name: String, _ value: String) {
         umockdev_testbed_set_attribute(pointer, syspath, name, value)
