@@ -16,6 +16,7 @@ Adaptations, one line each (the details where each is made):
 - sysfs's newline: the kernel ends every value with one (libiio drops the last character) and ignores libiio's NUL.
 - buffer data: the peer built for tests reads the suite's data file for its node; motiond's node is fed from that file.
 - fake drivers: their own two tests are excluded; two others get a real emulated IIO light in place of the fake sensor.
+- hwmon pace: the peer polls hwmon light every 0.5 s only in its test build (8 s on hardware), motiond every 0.8 s: a write waits for the next reading.
 """
 
 import argparse
@@ -118,9 +119,10 @@ class SysfsTestbed:
     last character as that newline, so values get it here as the kernel would give it.
     """
 
-    def __init__(self, testbed, feed_nodes):
+    def __init__(self, testbed, feed_nodes, around_write=None):
         self._testbed = testbed
         self._feed_nodes = feed_nodes
+        self._around_write = around_write
         self._feeders = []
         self.light = None
 
@@ -152,7 +154,12 @@ class SysfsTestbed:
             feeder.stop()
 
     def set_attribute(self, device, name, value):
-        self._testbed.set_attribute(device, name, self._line(value))
+        def write():
+            self._testbed.set_attribute(device, name, self._line(value))
+        if self._around_write:
+            self._around_write(name, write)
+        else:
+            write()
 
 
 class BufferFeed:
@@ -277,7 +284,8 @@ def adapted_case(module, daemon):
     class Adapted(base):
         def setUp(self):
             super().setUp()
-            self.testbed = SysfsTestbed(self.testbed, feed_nodes=daemon == "motiond")
+            self.testbed = SysfsTestbed(self.testbed, feed_nodes=daemon == "motiond",
+                                        around_write=self._hwmon_light_write if daemon == "motiond" else None)
 
         def tearDown(self):
             self.testbed.stop()
@@ -286,6 +294,20 @@ def adapted_case(module, daemon):
         def start_daemon(self, env=None, wrapper=None):
             super().start_daemon(env, wrapper)
             self.proxy = ClaimingProxy(self.proxy, self.testbed)
+
+        def _hwmon_light_write(self, attribute, write):
+            """Adaptation (hwmon pace): the test reads the level 0.5 s after writing it, the
+            period of the peer's hwmon poll in its test build only (DEFAULT_POLL_TIME in
+            drv-hwmon-light.c: 8 s otherwise); motiond reads a claimed light every 0.8 s, so a
+            write of hwmon's `light` waits (up to 2 s) until the level on the bus has changed."""
+            if attribute != "light" or self.daemon is None:
+                write()
+                return
+            before = self.get_dbus_property("LightLevel")
+            write()
+            deadline = time.monotonic() + 2
+            while self.get_dbus_property("LightLevel") == before and time.monotonic() < deadline:
+                time.sleep(0.05)
 
         def get_compass_dbus_property(self, name):
             # Adaptation (fake compass): the test's second sensor is the emulated light standing in
