@@ -94,6 +94,28 @@ struct MotionClientDefectTests {
                 "the acceleration measured before the gap")
     }
 
+    @Test("after a gap in a replayed trace, no device-motion value carries the attitude from before it")
+    func noStaleValueAfterGapInTrace() async throws {
+        let directory = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Face up for 1 s, nothing for 3 s, then upright (trace units: m/s², +9.81 on the up
+        // axis). Each row's gyroscope sample comes first: the one after the gap finds the
+        // accelerometer's last reading still face up.
+        var lines = ["t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z"]
+        for i in 0..<100 { lines.append("\(Double(i) / 100),0,0,0,0,0,9.80665") }
+        for i in 400..<500 { lines.append("\(Double(i) / 100),0,0,0,0,9.80665,0") }
+        let trace = directory.appendingPathComponent("gap.csv").path
+        try (lines.joined(separator: "\n") + "\n").write(toFile: trace, atomically: true, encoding: .utf8)
+        let run = try await Emulation.run([Emulation.motiond, "--source", "replay:\(trace)", "--replay-fast", "--json",
+                                           "--print-motion", "xArbitraryZVertical"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let motions = run.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let after = motions.filter { ($0["timestamp"] as? Double ?? 0) >= 4 }
+        #expect(after.count >= 90, "values resume after the gap: \(after.count)")
+        let stale = after.filter { abs(jsonVector($0["gravity"])[1] + 1) > 1e-3 }
+        #expect(stale.isEmpty, "upright after the gap, but: \(stale.prefix(2))")
+    }
+
     @Test("a sensor the daemon lacks: the handler gets sensorUnavailable, the updates end, the sequence throws")
     func missingSensor() async throws {
         let daemon = try ServedDaemon(["--source", "sim:", "--sensors", "accelerometer", "gyroscope"])
@@ -114,13 +136,25 @@ struct MotionClientDefectTests {
         #expect(await MotionClientTests.poll(timeout: 10) { !manager.isMagnetometerActive }, "pull updates end too")
         #expect(manager.magnetometerData == nil)
 
-        var thrown: (any Error)?
-        do {
-            for try await _ in manager.magnetometerUpdates() { break }
-        } catch {
-            thrown = error
+        let sequence = manager.magnetometerUpdates()
+        let outcome = await withTaskGroup(of: String?.self) { group in
+            group.addTask {
+                do {
+                    for try await _ in sequence { return "a value" }
+                    return "the end, without an error"
+                } catch {
+                    return "\(error)"
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(10))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
         }
-        #expect(thrown as? MotionClientError == .sensorUnavailable(.magnetometer, "not used: excluded by --sensors"), "\(String(describing: thrown))")
+        #expect(outcome == "magnetometer unavailable: not used: excluded by --sensors", "\(outcome ?? "neither a value nor an error in 10 s")")
 
         // A stream whose sensors are there is unaffected.
         let accelerometer = MotionClientTests.Recorder<AccelerometerData>()
@@ -154,10 +188,16 @@ struct MotionClientDefectTests {
             outages.withLock { $0.append(error.map { "\($0)" } ?? "connected") }
         }
         defer { observation.cancel() }
-        // The manager retries after 0.05, 0.1, 0.2, 0.4 s…: several attempts, one outage.
+        // A handler whose updates are the first use of another manager: one outage too.
+        let other = MotionManager(socketPath: directory.appendingPathComponent("absent.sock").path)
+        let queue = MotionClientTests.queue("handler")
+        let handler = MotionClientTests.Recorder<AccelerometerData>()
+        other.startAccelerometerUpdates(to: queue) { data, error in handler.add(data, error, expected: queue) }
+        // The managers retry after 0.05, 0.1, 0.2, 0.4 s…: several attempts, one outage.
         try await Task.sleep(for: .seconds(1.5))
         let seen = outages.withLock { $0 }
         #expect(seen.count == 1 && seen.first?.hasPrefix("motiond is unreachable: cannot connect to") == true, "\(seen)")
+        #expect(handler.errors.count == 1 && handler.errors.first?.hasPrefix("motiond is unreachable: cannot connect to") == true, "\(handler.errors)")
     }
 
     @Test("get on an idle daemon tells the value's age")
