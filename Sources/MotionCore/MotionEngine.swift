@@ -227,17 +227,11 @@ public struct MotionEngine: Sendable {
         return .axisCheckConcluded(verdict, applied: true)
     }
 
-    /// Device motion can be given: the estimator is initialised, and its latest accelerometer
-    /// and gyroscope samples are both current (within ``AttitudeEstimatorParameters/maximumGap``
-    /// of the latest sample, no restart pending). After a gap (the sensors stopped while nobody
-    /// listened, a suspend) nothing from before it is given as new: device motion resumes once
-    /// both sensors have spoken again and the attitude has restarted from gravity.
-    public var isReady: Bool {
-        guard estimator.isInitialized, hasGyroscope, !estimator.state.gyroscopeGap,
-              let accelerometer = estimator.state.lastAccelerometer, let gyroscope = estimator.state.lastGyroscope else { return false }
-        let gap = estimator.parameters.maximumGap
-        return latestTime - accelerometer <= gap && latestTime - gyroscope <= gap
-    }
+    /// Device motion can be given: the estimator is initialised, a gyroscope sample was seen,
+    /// and no restart is pending. After a gap in the gyroscope samples (the sensors stopped while
+    /// nobody listened, a suspend) the attitude waits for the next accelerometer sample to
+    /// restart from gravity: until then nothing from before the gap is given as new.
+    public var isReady: Bool { estimator.isInitialized && hasGyroscope && !estimator.state.gyroscopeGap }
 
     /// The zero of the arbitrary frames as of now: take it when a consumer starts updates.
     public func anchor() -> FrameAnchor {
