@@ -156,6 +156,15 @@ struct MotionClientDefectTests {
         }
         #expect(outcome == "magnetometer unavailable: not used: excluded by --sensors", "\(outcome ?? "neither a value nor an error in 10 s")")
 
+        // Updates started before the manager ever connected: told once (by the availability
+        // stream or the subscription's reply, not both), and ended.
+        let fresh = MotionManager(socketPath: daemon.socket)
+        let early = MotionClientTests.Recorder<MagnetometerData>()
+        fresh.startMagnetometerUpdates(to: queue) { data, error in early.add(data, error, expected: queue) }
+        #expect(await MotionClientTests.poll(timeout: 10) { !early.errors.isEmpty && !fresh.isMagnetometerActive })
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(early.errors == ["magnetometer unavailable: not used: excluded by --sensors"], "\(early.errors)")
+
         // A stream whose sensors are there is unaffected.
         let accelerometer = MotionClientTests.Recorder<AccelerometerData>()
         manager.startAccelerometerUpdates(to: queue) { data, error in accelerometer.add(data, error, expected: queue) }
