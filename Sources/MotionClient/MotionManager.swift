@@ -260,11 +260,9 @@ public final class MotionManager: @unchecked Sendable {
     /// appears. A sensor lost while updates run only pauses them (the availability stream tells them).
     private func sensorAbsent(for stream: StreamName) {
         queue.assertOnQueue()
-        guard let users = consumers[stream] else { return }
-        let frame = stream == .deviceMotion ? deviceMotionFrame : nil
-        let kind = stream.sensors(frame: frame).sorted { $0.rawValue < $1.rawValue }.first { sensors[$0]?.available != true }
-        let error = MotionClientError.sensorUnavailable(kind ?? stream.sensors(frame: frame).first ?? .accelerometer,
-                                                        kind.flatMap { sensors[$0]?.reason } ?? "motiond has no sensor for \(stream)")
+        let needed = stream.sensors(frame: stream == .deviceMotion ? deviceMotionFrame : nil).sorted { $0.rawValue < $1.rawValue }
+        guard let users = consumers[stream], let kind = needed.first(where: { sensors[$0]?.available != true }) ?? needed.first else { return }
+        let error = MotionClientError.sensorUnavailable(kind, sensors[kind].flatMap { $0.available ? nil : $0.reason } ?? "motiond has none")
         // The availability stream may have told them already.
         let told = !unavailableReported.insert(stream).inserted
         if !told { for consumer in users.values { consumer.deliver(.failure(error)) } }
