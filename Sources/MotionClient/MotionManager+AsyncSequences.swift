@@ -4,8 +4,10 @@ import MotionProtocol
 
 /// Every stream as an asynchronous sequence, for Swift concurrency. Each sequence is its own
 /// consumer with its own interval; ending the iteration (or cancelling its task) ends it.
-/// Sample sequences throw only errors waiting cannot cure (access denied, frame unavailable):
-/// while motiond is away they simply pause, and resume when it is back.
+/// Sample sequences throw only errors waiting cannot cure (access denied, frame unavailable, and
+/// ``MotionClientError/sensorUnavailable(_:_:)`` when motiond lacks the sensor as the sequence
+/// starts): while motiond is away, or a sensor is unplugged, they simply pause, and resume when
+/// it is back.
 ///
 /// `maximumReportLatency` (beyond Core Motion, as Android's maximum report latency): seconds a
 /// value may be late; above 0 motiond sends values in batches, and the sequence still yields
@@ -84,7 +86,8 @@ extension MotionManager {
                                           _ convert: @escaping @Sendable (ServerMessage) -> Value?) -> AsyncThrowingStream<Value, any Error> {
         let (sequence, continuation) = AsyncThrowingStream.makeStream(of: Value.self, throwing: (any Error).self)
         let id = sync {
-            addConsumer(stream, interval: interval.map { max($0, Wire.minimumInterval) }, latency: Self.clampedLatency(latency)) { result in
+            addConsumer(stream, interval: interval.map { max($0, Wire.minimumInterval) }, latency: Self.clampedLatency(latency),
+                        ended: { continuation.finish(throwing: $0) }) { result in
                 switch result {
                 case .success(let message):
                     if let value = convert(message) { continuation.yield(value) }

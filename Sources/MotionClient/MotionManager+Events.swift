@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import MotionCore
 import MotionProtocol
@@ -7,8 +8,20 @@ import MotionProtocol
 extension MotionManager {
     /// Posted on `NotificationCenter.default` (object: the manager) when the device orientation
     /// changes while notifications are being generated, like
-    /// `UIDevice.orientationDidChangeNotification`.
+    /// `UIDevice.orientationDidChangeNotification`. The new orientation is in `userInfo` under
+    /// ``orientationUserInfoKey``. It is posted from a private serial queue, never the manager's,
+    /// in the order of the changes: an observer (on any queue, or with none) may read
+    /// ``orientation`` and the rest of the manager's API.
     public static let orientationDidChangeNotification = Notification.Name("MotionManagerOrientationDidChange")
+
+    /// The `userInfo` key of ``orientationDidChangeNotification``: the ``DeviceOrientation`` the
+    /// device turned to (``orientation`` may have moved on by the time an observer runs).
+    public static let orientationUserInfoKey = "orientation"
+
+    /// Where orientation notifications are posted from: `NotificationCenter` calls observers
+    /// without a queue on the posting thread and waits for those with one, so posting on the
+    /// manager's queue would deadlock an observer that reads the manager.
+    static let notificationQueue = DispatchQueue(label: "motionclient.notifications")
 
     /// Starts following the device orientation (calls nest, as UIDevice's do).
     public func beginGeneratingDeviceOrientationNotifications() {
@@ -16,8 +29,11 @@ extension MotionManager {
             orientationNotificationCount += 1
             guard orientationNotificationCount == 1 else { return }
             _ = addConsumer(.orientation, interval: nil, id: Self.ownConsumer) { [weak self] result in
-                guard let self, case .success = result else { return }
-                NotificationCenter.default.post(name: Self.orientationDidChangeNotification, object: self)
+                guard let self, case .success(.event(.orientation(let orientation, _))) = result else { return }
+                Self.notificationQueue.async {
+                    NotificationCenter.default.post(name: Self.orientationDidChangeNotification, object: self,
+                                                    userInfo: [Self.orientationUserInfoKey: orientation])
+                }
             }
         }
     }

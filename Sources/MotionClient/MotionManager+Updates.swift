@@ -14,7 +14,10 @@ public typealias HeadingHandler = @Sendable (Heading?, (any Error)?) -> Void
 /// to have each value handed to a handler on that queue; `stop…Updates()` is idempotent; a
 /// second start replaces the first. Pull and push of one stream share the one update interval
 /// and maximum report latency (`…MaximumReportLatency`, beyond Core Motion: values may arrive in
-/// batches, each handed to the handler on its own, in order).
+/// batches, each handed to the handler on its own, in order). When motiond lacks a sensor the
+/// stream needs as the updates start, the handler gets ``MotionClientError/sensorUnavailable(_:_:)``
+/// and the updates end (`is…Active` reads false; start again once `is…Available`); a sensor
+/// unplugged while updates run gets the handler the same error, and its values resume when it is back.
 extension MotionManager {
     // MARK: Accelerometer
 

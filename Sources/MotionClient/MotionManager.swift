@@ -148,8 +148,8 @@ public final class MotionManager: @unchecked Sendable {
     /// Nesting of begin/endGeneratingDeviceOrientationNotifications.
     var orientationNotificationCount = 0
     private var lastTimestamp: [StreamName: Double] = [:]
-    /// Whether consumers were told of the current outage (once per outage).
-    private var outageReported = false
+    /// The current outage, which consumers were told of (once per outage): nil while connected.
+    private var outage: MotionClientError?
     /// Streams whose consumers were told a sensor is unavailable (once per episode).
     private var unavailableReported: Set<StreamName> = []
     /// Told of every connection (nil) and every outage (why), once each.
@@ -168,6 +168,9 @@ public final class MotionManager: @unchecked Sendable {
         /// Gets each value it is due, or an error (on the manager's queue: it forwards to
         /// the user's queue itself).
         let deliver: (Result<ServerMessage, MotionClientError>) -> Void
+        /// Told (after `deliver` had the error) when the manager ends it: its stream's sensor is
+        /// absent as its updates start (a sequence throws).
+        var ended: ((MotionClientError) -> Void)?
     }
 
     /// What a stream is subscribed as at the daemon.
@@ -188,17 +191,18 @@ public final class MotionManager: @unchecked Sendable {
 
     /// Adds a consumer of `stream` (on `queue`); returns its id.
     func addConsumer(_ stream: StreamName, interval: Double?, latency: Double = 0, id fixed: Int? = nil,
+                     ended: ((MotionClientError) -> Void)? = nil,
                      deliver: @escaping (Result<ServerMessage, MotionClientError>) -> Void) -> Int {
         queue.assertOnQueue()
         let id = fixed ?? nextConsumer
         if fixed == nil { nextConsumer += 1 }
-        consumers[stream, default: [:]][id] = Consumer(interval: interval, decimator: interval.map { Decimator(interval: $0) },
-                                                       latency: latency, deliver: deliver)
+        // Started before the consumer joins: a first attempt that fails at once is told below,
+        // once, not also as it happens.
         link.start()
+        consumers[stream, default: [:]][id] = Consumer(interval: interval, decimator: interval.map { Decimator(interval: $0) },
+                                                       latency: latency, deliver: deliver, ended: ended)
         resubscribe(stream)
-        if !link.isConnected, attempted {
-            deliver(.failure(.daemonUnreachable("not connected to \(path)")))
-        }
+        if !link.isConnected, let outage { deliver(.failure(outage)) }
         return id
     }
 
@@ -236,10 +240,38 @@ public final class MotionManager: @unchecked Sendable {
                                                   headingFilter: wanted.headingFilter, headingOrientation: wanted.headingOrientation,
                                                   latency: wanted.latency))
         }, reply: { [weak self] result in
-            guard let self, case .failure(let error) = result, error.isPermanent else { return }
-            // Refused (access, frame): every consumer learns why; the subscription is not retried.
-            for consumer in consumers[stream]?.values.map({ $0 }) ?? [] { consumer.deliver(.failure(error)) }
+            guard let self else { return }
+            switch result {
+            case .success(.subscribed(_, available: false, _)):
+                sensorAbsent(for: stream)
+            case .failure(let error) where error.isPermanent:
+                // Refused (access, frame): every consumer learns why; the subscription is not retried.
+                for consumer in consumers[stream]?.values.map({ $0 }) ?? [] { consumer.deliver(.failure(error)) }
+            default:
+                break
+            }
         })
+    }
+
+    /// The daemon lacks a sensor `stream` needs as its subscription starts (on `queue`): every
+    /// consumer is told ``MotionClientError/sensorUnavailable(_:_:)`` once. The updates of a
+    /// sample stream end there, as Core Motion's of a sensor the device lacks (`is…Active`
+    /// false, sequences throw); a state or event stream's stay, and start when the sensor
+    /// appears. A sensor lost while updates run only pauses them (the availability stream tells them).
+    private func sensorAbsent(for stream: StreamName) {
+        queue.assertOnQueue()
+        let needed = stream.sensors(frame: stream == .deviceMotion ? deviceMotionFrame : nil).sorted { $0.rawValue < $1.rawValue }
+        guard let users = consumers[stream], let kind = needed.first(where: { sensors[$0]?.available != true }) ?? needed.first else { return }
+        let error = MotionClientError.sensorUnavailable(kind, sensors[kind].flatMap { $0.available ? nil : $0.reason } ?? "motiond has none")
+        // The availability stream may have told them already.
+        let told = !unavailableReported.insert(stream).inserted
+        if !told { for consumer in users.values { consumer.deliver(.failure(error)) } }
+        guard stream.isSampleStream else { return }
+        consumers[stream] = nil
+        latest[stream] = nil
+        unavailableReported.remove(stream)
+        for consumer in users.values { consumer.ended?(error) }
+        resubscribe(stream)
     }
 
     private func want(_ stream: StreamName) -> Wanted? {
@@ -295,13 +327,14 @@ public final class MotionManager: @unchecked Sendable {
         let id = sync {
             let id = nextConsumer
             nextConsumer += 1
-            connectionObservers[id] = { error in queue.addOperation { handler(error) } }
+            // Started before the observer joins: a first attempt that fails at once is told
+            // below, once, not also as it happens.
             link.start()
+            connectionObservers[id] = { error in queue.addOperation { handler(error) } }
             if link.isConnected {
                 queue.addOperation { handler(nil) }
-            } else if attempted, outageReported {
-                let error = MotionClientError.daemonUnreachable("not connected to \(path)")
-                queue.addOperation { handler(error) }
+            } else if let outage {
+                queue.addOperation { handler(outage) }
             }
             return id
         }
@@ -339,7 +372,7 @@ public final class MotionManager: @unchecked Sendable {
         case .connected(let hello):
             self.hello = hello
             sensors = hello.sensors
-            outageReported = false
+            outage = nil
             unavailableReported = []
             subscribed = [:]
             // Sensors that come and go keep availability (and handlers) current.
@@ -351,8 +384,8 @@ public final class MotionManager: @unchecked Sendable {
             hello = nil
             sensors = [:]
             subscribed = [:]
-            if !outageReported {
-                outageReported = true
+            if outage == nil {
+                outage = error
                 for users in consumers.values { for consumer in users.values { consumer.deliver(.failure(error)) } }
                 for observer in connectionObservers.values { observer(error) }
             }

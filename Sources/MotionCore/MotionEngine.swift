@@ -227,8 +227,11 @@ public struct MotionEngine: Sendable {
         return .axisCheckConcluded(verdict, applied: true)
     }
 
-    /// Device motion can be given: the estimator is initialised and a gyroscope sample was seen.
-    public var isReady: Bool { estimator.isInitialized && hasGyroscope }
+    /// Device motion can be given: the estimator is initialised, a gyroscope sample was seen,
+    /// and no restart is pending. After a gap in the gyroscope samples (the sensors stopped while
+    /// nobody listened, a suspend) the attitude waits for the next accelerometer sample to
+    /// restart from gravity: until then nothing from before the gap is given as new.
+    public var isReady: Bool { estimator.isInitialized && hasGyroscope && !estimator.state.gyroscopeGap }
 
     /// The zero of the arbitrary frames as of now: take it when a consumer starts updates.
     public func anchor() -> FrameAnchor {

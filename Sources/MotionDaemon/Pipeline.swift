@@ -235,7 +235,7 @@ final class Pipeline: @unchecked Sendable {
             log.deviceMotion(notes.deviceMotion)
         case .availability(let kind, let availability):
             if kind == .magnetometer { engine.magnetometerPresent = availability.isAvailable && sensors.allowed.contains(kind) }
-            log.availability(kind, availability, changed: sensors.record(kind, availability))
+            log.availability(kind, sensors.logged(kind, availability), changed: sensors.record(kind, availability))
             publisher.broadcast(.availability(kind, sensors.state(kind, reading: request)), to: .availability, into: &out)
             let hingeGyroscopes = SensorDemand.hingeGyroscopes.allSatisfy(sensors.isUsable)
             if hingeGyroscopes != publisher.hingeGyroscopes {
@@ -261,11 +261,12 @@ final class Pipeline: @unchecked Sendable {
                 try unsubscribe(recipient, from: stream, into: &out)
                 result = .success(.unsubscribed)
             case .get(_, let stream, let frame, let orientation):
-                let value = try replies.latestValue(stream, frame: frame, orientation: orientation, for: recipient)
-                result = .success(.value(grant.capsRate
-                    ? pulls.throttled(value, .init(stream: stream, frame: frame, orientation: orientation), for: client,
+                let pulled = try replies.latestValue(stream, frame: frame, orientation: orientation, for: recipient)
+                let value = grant.capsRate
+                    ? pulls.throttled(pulled, .init(stream: stream, frame: frame, orientation: orientation), for: client,
                                       minimumInterval: grant.minimumInterval)
-                    : value))
+                    : pulled
+                result = .success(.value(value, age: PipelineReplies.age(of: value, now: BootClock.now())))
             case .status:
                 result = .success(.status(replies.status(source: source.uri, uptime: BootClock.now() - started, clients: clientCount())))
             }

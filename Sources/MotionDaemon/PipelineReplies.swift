@@ -114,6 +114,13 @@ struct PipelineReplies {
         }
     }
 
+    /// `get`'s `age` of `value`: seconds from its timestamp to `now` on the boot clock the
+    /// sources stamp with, to the millisecond, never negative (nil without a timestamp). A value
+    /// kept after its sensors stopped shows how old it is.
+    static func age(of value: ServerMessage, now: Double) -> Double? {
+        value.timestamp.map { max(0, ((now - $0) * 1000).rounded() / 1000) }
+    }
+
     private func unavailable(_ error: DeviceMotionUnavailable, _ stream: StreamName, needs: Set<SensorKind>) -> ProtocolError {
         if case .frameUnavailable(let frame, let reason) = error { return ProtocolError(.frameUnavailable, "\(frame): \(reason)") }
         return noSample(stream, needs: needs)

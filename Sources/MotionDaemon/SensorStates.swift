@@ -23,6 +23,15 @@ struct SensorStates: Sendable {
         return reported[kind]?.isAvailable != availability.isAvailable
     }
 
+    /// What the log says of `kind` when the source reports `availability`: what clients are told
+    /// (an excluded sensor is unavailable, whatever the source found).
+    func logged(_ kind: SensorKind, _ availability: SensorAvailability) -> SensorAvailability {
+        allowed.contains(kind) ? availability : SensorAvailability(isAvailable: false, reason: Self.excluded)
+    }
+
+    /// Why a sensor `--sensors` leaves out is unavailable.
+    static let excluded = "not used: excluded by --sensors"
+
     /// Whether `kind` is being read and may be used.
     func isUsable(_ kind: SensorKind) -> Bool {
         reported[kind]?.isAvailable == true && allowed.contains(kind)
@@ -39,7 +48,7 @@ struct SensorStates: Sendable {
             return SensorState(available: false, reason: "not discovered yet")
         }
         guard allowed.contains(kind) else {
-            return SensorState(available: false, reason: "not used: excluded by --sensors")
+            return SensorState(available: false, reason: Self.excluded)
         }
         // Light and proximity run at their wake interval all the time: that is their period. A
         // buffered motion sensor delivers at its device's frequency, which the source knows.

@@ -36,8 +36,9 @@ public indirect enum ServerMessage: Sendable, Equatable {
         /// sees whether the daemon batches at all).
         case subscribed(interval: Double, available: Bool, latency: Double = 0)
         case unsubscribed
-        /// `get`: the latest value, in the shape it is pushed in.
-        case value(ServerMessage)
+        /// `get`: the latest value, in the shape it is pushed in, and its `age`: seconds from its
+        /// `timestamp` to the reply, on the boot clock (nil for a value without a timestamp).
+        case value(ServerMessage, age: Double? = nil)
         case status(DaemonStatus)
     }
 
@@ -93,8 +94,9 @@ public indirect enum ServerMessage: Sendable, Equatable {
                     if latency > 0 { writer.field("latency", latency) }
                 case .unsubscribed:
                     break
-                case .value(let message):
+                case .value(let message, let age):
                     writer.raw("sample", message.line)
+                    if let age { writer.field("age", age) }
                 case .status(let status):
                     writer.raw("status", status.json)
                 }

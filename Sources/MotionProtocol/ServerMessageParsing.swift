@@ -138,7 +138,7 @@ extension JSONFields {
         }
         if let sample = try nested("sample") {
             guard let message = try ServerMessage.parse(sample) else { throw ProtocolError(.invalidValue, "sample: unknown message type") }
-            return .success(.value(message))
+            return .success(.value(message, age: try number("age")))
         }
         if let status = try nested("status") {
             return .success(.status(try DaemonStatus(status)))

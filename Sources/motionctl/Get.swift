@@ -78,7 +78,7 @@ struct Get: ParsableCommand {
     }
 
     private static func value(_ reply: ServerMessage.Reply) throws(DaemonConnection.Failure) -> ServerMessage {
-        guard case .value(let message) = reply else {
+        guard case .value(let message, _) = reply else {
             throw .protocolError(ProtocolError(.invalidValue, "the get reply carries no sample"))
         }
         return message

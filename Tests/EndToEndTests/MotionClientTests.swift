@@ -43,6 +43,23 @@ struct MotionClientTests {
         return queue
     }
 
+    /// A trace (its path in `directory`) that turns the device face up → portrait →
+    /// landscapeLeft, with a shake. Trace convention: +9.81 m/s² on the axis pointing up. Face up
+    /// for 1.5 s, upright (portrait) to 4.5 s with a hard shake along x from 2.5 to 3.5 s, then
+    /// on the right edge (landscapeLeft: +x up) to 7 s.
+    static func eventsTrace(in directory: URL) throws -> String {
+        var text = "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n"
+        for i in 0..<700 {
+            let t = Double(i) / 100
+            var a = t < 1.5 ? [0, 0, 9.81] : t < 4.5 ? [0, 9.81, 0] : [9.81, 0, 0]
+            if (2.5..<3.5).contains(t) { a[0] += 2.5 * 9.81 * sin(2 * .pi * 4 * (t - 2.5)) }
+            text += "\(t),0,0,0,\(a[0]),\(a[1]),\(a[2])\n"
+        }
+        let trace = directory.appendingPathComponent("events.csv").path
+        try text.write(toFile: trace, atomically: true, encoding: .utf8)
+        return trace
+    }
+
     @Test("push: values at the interval on the caller's queue; pull: nil until the first value, then the latest; availability and activity")
     func pushAndPull() async throws {
         let directory = try Emulation.temporaryDirectory()
@@ -120,19 +137,7 @@ struct MotionClientTests {
     func eventsFromReplay() async throws {
         let directory = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        // Trace convention: +9.81 m/s² on the axis pointing up. Face up for 1.5 s, upright
-        // (portrait) to 4.5 s with a hard shake along x from 2.5 to 3.5 s, then on the right
-        // edge (landscapeLeft: +x up) to 7 s.
-        var text = "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n"
-        for i in 0..<700 {
-            let t = Double(i) / 100
-            var a = t < 1.5 ? [0, 0, 9.81] : t < 4.5 ? [0, 9.81, 0] : [9.81, 0, 0]
-            if (2.5..<3.5).contains(t) { a[0] += 2.5 * 9.81 * sin(2 * .pi * 4 * (t - 2.5)) }
-            text += "\(t),0,0,0,\(a[0]),\(a[1]),\(a[2])\n"
-        }
-        let trace = directory.appendingPathComponent("events.csv").path
-        try text.write(toFile: trace, atomically: true, encoding: .utf8)
-        let daemon = try ServedDaemon(["--source", "replay:\(trace)"])
+        let daemon = try ServedDaemon(["--source", "replay:\(try Self.eventsTrace(in: directory))"])
         defer { _ = daemon.stop() }
         let manager = MotionManager(socketPath: daemon.socket)
 
