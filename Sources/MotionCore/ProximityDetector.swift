@@ -1,16 +1,18 @@
 /// Whether something is near the proximity sensor (a face during a call, a table under a
-/// phone lying face down), from its readings in units of its near level (``SensorKind``):
-/// near above 1.1, far again below 0.9 — iio-sensor-proxy's ±10 % around the near level, but
-/// keyed on the state, not on the previous raw reading, so a steady reading just under the
-/// level never flips it. Pure: readings in, changes out.
+/// phone lying face down), from its readings in units of its near level (``SensorKind``), by
+/// iio-sensor-proxy's rule: near when a reading is above 1.1 near levels — or above 0.9 when
+/// the reading before it was above the level. The margin is keyed on the previous reading, not
+/// on the state: a reading just over the level is near from its second reading on, one just
+/// under it stays near for one reading after a near one and is far from the next. A steady
+/// reading is thus near exactly when it is above the level. Pure: readings in, changes out.
 public struct ProximityDetector: Sendable {
     /// The last decision, nil before the first finite reading.
     public private(set) var state: Proximity?
+    /// The previous finite reading, in near levels.
+    private var previous: Double?
 
-    /// Leaving "far" needs a reading above this many near levels…
-    public static let nearAbove = 1.1
-    /// …and leaving "near" one below this many.
-    public static let farBelow = 0.9
+    /// The margin around the near level, a fraction of it (iio-sensor-proxy's 10 %).
+    public static let margin = 0.1
 
     public init() {}
 
@@ -19,14 +21,19 @@ public struct ProximityDetector: Sendable {
     public mutating func update(_ sample: Sample) -> Proximity? {
         let level = sample.vector.x
         guard sample.kind == .proximity, level.isFinite, sample.timestamp.isFinite else { return nil }
-        let wasNear = state?.near ?? false
-        let near = wasNear ? level > Self.farBelow : level > Self.nearAbove
+        let threshold = (previous ?? 0) > 1 ? 1 - Self.margin : 1 + Self.margin
+        previous = level
+        let near = level > threshold
         guard near != state?.near else { return nil }
         let now = Proximity(near: near, level: level, timestamp: sample.timestamp)
         state = now
         return now
     }
 
-    /// Forgets the state (the sensor stopped: the next reading decides afresh).
-    public mutating func reset() { state = nil }
+    /// Forgets the state and the previous reading (the sensor stopped: the next reading
+    /// decides afresh).
+    public mutating func reset() {
+        state = nil
+        previous = nil
+    }
 }

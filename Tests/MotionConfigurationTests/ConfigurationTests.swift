@@ -62,9 +62,7 @@ struct ConfigurationTests {
         [detectors.orientation]
         flat-enter = 20
         flat-exit = 40.0
-        upright-minimum-tilt = 50.0
-        propose-within = 25.0
-        keep-within = 65.0
+        upright-threshold = 40.0
         settle-time = 0.2
         still-time = 0.06
         still-tolerance = 0.08
@@ -137,9 +135,7 @@ struct ConfigurationTests {
         expected.detectors.accelerationTolerance = 0.3
         expected.detectors.orientation.flatEnter = 20
         expected.detectors.orientation.flatExit = 40
-        expected.detectors.orientation.uprightMinimumTilt = 50
-        expected.detectors.orientation.proposeWithin = 25
-        expected.detectors.orientation.keepWithin = 65
+        expected.detectors.orientation.uprightThreshold = 40
         expected.detectors.orientation.settleTime = 0.2
         expected.detectors.orientation.stillTime = 0.06
         expected.detectors.orientation.stillTolerance = 0.08

@@ -25,12 +25,20 @@ struct ProximityDetectorTests {
         #expect(detector.state?.near == true)
     }
 
-    @Test("±10 % hysteresis around the near level, keyed on the state: a steady reading just under the level stays near")
-    func hysteresis() {
-        let levels = [0.5, 1.05, 1.12, 0.95, 0.95, 0.95, 0.89, 1.0, 1.09, 1.2]
+    @Test("iio-sensor-proxy's margin, keyed on the previous reading: above 1.1 levels, or above 0.9 after a reading above the level")
+    func margin() {
+        // Level 128 (iio-sensor-proxy's test device): 256 near, 0 far, 129 near from its second
+        // reading, then 127 near for one reading and far from the next.
+        let levels = [256, 0, 129, 129, 127, 127].map { Double($0) / 128 }
         let changes = Self.changes(levels)
-        #expect(changes.map(\.0) == [0, 2, 6, 9])
-        #expect(changes.map(\.1) == [false, true, false, true])
+        #expect(changes.map(\.0) == [0, 1, 3, 5])
+        #expect(changes.map(\.1) == [true, false, true, false])
+        // A steady reading is near exactly when it is above the level; a jump over 1.1 levels
+        // is near at once, and one under 0.9 far at once.
+        #expect(Self.changes([1.05, 1.05, 1.05]).map(\.1) == [false, true])
+        #expect(Self.changes([0.95, 0.95]).map(\.1) == [false])
+        #expect(Self.changes([0.5, 1.12, 0.89]).map(\.0) == [0, 1, 2])
+        #expect(Self.changes([1.0, 1.0, 1.0]).map(\.1) == [false])
     }
 
     @Test("non-finite readings and other kinds change nothing; reset decides afresh")
