@@ -161,7 +161,7 @@ public struct MotionEngine: Sendable {
             return nil
         case .accelerometer:
             let wasPlausible = gravityScale.isPlausible
-            let rescaled = gravityScale.update(v) && gravityScale.isPlausible != wasPlausible
+            let rescaled = gravityScale.update(v, at: t) && gravityScale.isPlausible != wasPlausible
             let a = v / gravityScale.oneG
             acceleration = a
             hingeAngle = hinge.update(display: a, at: t)

@@ -29,7 +29,7 @@ struct ConfigurationTests {
             uncommented += 1
             return line.dropFirst()
         }.joined(separator: "\n")
-        #expect(uncommented == 60)
+        #expect(uncommented == 58)
         #expect(try ConfigurationFile.parse(settings, file: Self.file) == DaemonConfiguration())
     }
 

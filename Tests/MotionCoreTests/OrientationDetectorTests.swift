@@ -75,10 +75,10 @@ struct OrientationDetectorTests {
         // The other side and the other states.
         #expect(Self.after(.portrait, phi: -54.4) == .portrait)
         #expect(Self.after(.portrait, phi: -54.6) == .landscapeRight)
-        #expect(Self.after(.portraitUpsideDown, phi: 125.4) == .portraitUpsideDown)
-        #expect(Self.after(.portraitUpsideDown, phi: 125.6) == .landscapeLeft)
-        #expect(Self.after(.landscapeRight, phi: -144.6) == .landscapeRight)
-        #expect(Self.after(.landscapeRight, phi: -144.4) == .portraitUpsideDown)
+        #expect(Self.after(.portraitUpsideDown, phi: 125.6) == .portraitUpsideDown)
+        #expect(Self.after(.portraitUpsideDown, phi: 125.4) == .landscapeLeft)
+        #expect(Self.after(.landscapeRight, phi: -144.4) == .landscapeRight)
+        #expect(Self.after(.landscapeRight, phi: -144.6) == .portraitUpsideDown)
         // Flat: enter within 25° of vertical, leave beyond 35° for the upright state proposed there.
         #expect(Self.after(.portrait, phi: 0, tilt: 26) == .portrait)
         #expect(Self.after(.portrait, phi: 0, tilt: 24) == .faceUp)

@@ -82,33 +82,43 @@ struct PeerOrientationVectorsTests {
 
 @Suite("GravityScale")
 struct GravityScaleTests {
-    @Test("a rest far from 1 G becomes the accelerometer's 1 G, once; a rest at 1 G puts it back")
+    @Test("a rest far from 1 G (three readings over 0.2 s) becomes the accelerometer's 1 G, once; a rest at 1 G puts it back")
     func learns() {
         var scale = GravityScale()
+        var t = 0.0
+        func feed(_ v: Vector3) -> Bool {
+            defer { t += 0.1 }
+            return scale.update(v, at: t)
+        }
         #expect(scale.oneG == 1 && scale.isPlausible)
-        // Two readings are not a rest yet; the third is.
-        #expect(!scale.update(Vector3(0, -26.1, 0)))
-        #expect(!scale.update(Vector3(0, -26.1, 0)))
-        #expect(scale.update(Vector3(0, -26.1, 0)))
+        // Two readings are not a rest yet; the third, 0.2 s after the first, is.
+        #expect(!feed(Vector3(0, -26.1, 0)))
+        #expect(!feed(Vector3(0, -26.1, 0)))
+        #expect(feed(Vector3(0, -26.1, 0)))
         #expect(abs(scale.oneG - 26.1) < 1e-9 && !scale.isPlausible)
         // More of the same (with noise within 5 %): no change, no second report.
-        #expect(!scale.update(Vector3(0.3, -26.0, 0.2)))
-        #expect(!scale.update(Vector3(0, -26.2, 0)))
+        #expect(!feed(Vector3(0.3, -26.0, 0.2)))
+        #expect(!feed(Vector3(0, -26.2, 0)))
         // Back at 1 G at rest (a driver fixed at runtime): 1 again.
-        for _ in 0..<2 { #expect(!scale.update(Vector3(0, -1, 0))) }
-        #expect(scale.update(Vector3(0, -1, 0)))
+        for _ in 0..<2 { #expect(!feed(Vector3(0, -1, 0))) }
+        #expect(feed(Vector3(0, -1, 0)))
         #expect(scale.oneG == 1)
     }
 
-    @Test("motion never rescales a good device; plausible rests leave it at 1; bad input ends a stretch")
+    @Test("motion never rescales a good device: a 100 ms peak, a fall, a shake; plausible rests leave it at 1; bad input ends a stretch")
     func motion() {
         var scale = GravityScale()
-        // A shake: magnitudes from 0.2 to 4 G, never three alike in a row.
-        for i in 0..<300 { #expect(!scale.update(Vector3(0, -1, 0) * (i % 3 == 0 ? 4 : i % 3 == 1 ? 0.2 : 2.5))) }
-        for _ in 0..<10 { #expect(!scale.update(Vector3(0, -1.8, 0))) }
-        #expect(!scale.update(Vector3(0, -30, 0)))
-        #expect(!scale.update(Vector3(.nan, -30, 0)))
-        #expect(!scale.update(Vector3(0, -30, 0)))
+        var t = 0.0
+        func feed(_ v: Vector3) -> Bool {
+            defer { t += 0.01 }
+            return scale.update(v, at: t)
+        }
+        // A shake at 100 Hz: 3 G peaks lasting 100 ms each way.
+        for i in 0..<300 { #expect(!feed(Vector3(0, (i / 10) % 2 == 0 ? 3 : -3, 0))) }
+        // A fall: about zero, with noise.
+        for i in 0..<50 { #expect(!feed(Vector3(0.01 * Double(i % 3), -0.01 * Double(i % 2), 0.005))) }
+        for _ in 0..<100 { #expect(!feed(Vector3(0, -1.8, 0))) }
+        #expect(!feed(Vector3(.nan, -30, 0)))
         #expect(scale.oneG == 1)
     }
 
