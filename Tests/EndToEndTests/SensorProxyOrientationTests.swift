@@ -90,6 +90,35 @@ extension HotplugTests {
         #expect(try await Self.eventually(proxied, "AccelerometerOrientation", #"s "right-up""#) == #"s "right-up""#)
     }
 
+    @Test("a Winbook TW100 in landscape tilted back 26° (iio-sensor-proxy's test-orientation.c, through its mount matrix): left-up on the D-Bus face, landscapeRight on the socket, from a fresh start and from normal",
+          .enabled(if: hasDBusTools, "needs dbus-daemon, busctl, gdbus and monitor-sensor (scripts/install-deps.sh test)"))
+    func tiltedLandscape() async throws {
+        let device = Self.peerDevice("/devices/platform/iio-accel", minor: 0, type: "iio-poll-accel", name: "IIO Accelerometer",
+                                     attributes: [("in_accel_x_raw", "15"), ("in_accel_y_raw", "-25"), ("in_accel_z_raw", "-14"),
+                                                  ("in_accel_scale", "0.306457"), ("in_accel_mount_matrix", "0, -1, 0; -1, 0, 0; 0, 0, 1"),
+                                                  ("name", "IIO Test Accelerometer")])
+        let proxied = try await ProxiedDaemon(devices: device)
+        defer { proxied.stop() }
+        let watcher = try await proxied.daemon.connect()
+        try await watcher.send(.subscribe(.init(id: 1, stream: .orientation)))
+        _ = try await Self.claimAccelerometer(proxied)
+        #expect(try await proxied.property("AccelerometerOrientation") == #"s "left-up""#, "from a fresh start")
+        let monitor = try MonitorSensor(bus: proxied.bus)
+        #expect(await monitor.wait(for: "=== Has accelerometer (orientation: left-up") != nil, "\(monitor.lines)")
+        // Portrait (the Winbook's other vector), then back to the tilted landscape.
+        proxied.testbed.setAttribute(Self.peerAccel, "in_accel_x_raw", "24\n")
+        proxied.testbed.setAttribute(Self.peerAccel, "in_accel_y_raw", "0\n")
+        proxied.testbed.setAttribute(Self.peerAccel, "in_accel_z_raw", "-21\n")
+        #expect(try await Self.eventually(proxied, "AccelerometerOrientation", #"s "normal""#) == #"s "normal""#)
+        proxied.testbed.setAttribute(Self.peerAccel, "in_accel_x_raw", "15\n")
+        proxied.testbed.setAttribute(Self.peerAccel, "in_accel_y_raw", "-25\n")
+        proxied.testbed.setAttribute(Self.peerAccel, "in_accel_z_raw", "-14\n")
+        #expect(try await Self.eventually(proxied, "AccelerometerOrientation", #"s "left-up""#) == #"s "left-up""#, "from normal")
+        let received = try await watcher.collect(for: 0.5)
+        let orientations = received.filter { $0["type"] as? String == "orientation" }.compactMap { $0["orientation"] as? String }
+        #expect(orientations == ["landscapeRight", "portrait", "landscapeRight"], "the socket decides as the D-Bus face: \(orientations)")
+    }
+
     @Test("proximity with the near level in sysfs, in_proximity_raw and in_proximity0_raw: 256 near, 0 far, 129 near, 127 near for one reading then far (iio-sensor-proxy's margin; its test_iio_poll_proximity)",
           .enabled(if: hasDBusTools, "needs dbus-daemon, busctl, gdbus and monitor-sensor (scripts/install-deps.sh test)"),
           arguments: ["in_proximity_raw", "in_proximity0_raw"])
