@@ -17,7 +17,7 @@ public struct MotionEventDetectors: Sendable {
     public var tap: TapDetector
     public var posture: PostureDetector
     public let configuration: DetectorConfiguration
-    private var fallbackGravity = AccelerationGravity()
+    private var fallbackGravity: AccelerationGravity
     private var stillness: Stillness
     private var atRest = false
     /// The engine's 1 G the readings were last divided by (``GravityScale``).
@@ -33,7 +33,14 @@ public struct MotionEventDetectors: Sendable {
         tap = TapDetector(parameters: configuration.tap)
         posture = PostureDetector(parameters: configuration.posture)
         stillness = Stillness(tolerance: configuration.orientation.stillTolerance)
-        fallbackGravity.accelerationTolerance = configuration.accelerationTolerance
+        fallbackGravity = Self.fallbackGravity(configuration)
+    }
+
+    /// Gravity without a gyroscope, fresh, with the configured acceleration tolerance.
+    private static func fallbackGravity(_ configuration: DetectorConfiguration) -> AccelerationGravity {
+        var gravity = AccelerationGravity()
+        gravity.accelerationTolerance = configuration.accelerationTolerance
+        return gravity
     }
 
     /// The events `sample` causes, given the engine that has already taken it.
@@ -43,8 +50,7 @@ public struct MotionEventDetectors: Sendable {
         // Readings in units of the accelerometer's own 1 G: a wrong scale changes nothing.
         if engine.gravityScale.oneG != oneG {
             oneG = engine.gravityScale.oneG
-            fallbackGravity = AccelerationGravity()
-            fallbackGravity.accelerationTolerance = configuration.accelerationTolerance
+            fallbackGravity = Self.fallbackGravity(configuration)
             stillness.reset()
         }
         let acceleration = sample.vector / oneG
