@@ -106,7 +106,7 @@ public enum ConfigurationFile {
         if let table = try top.table("engine", known: ["magnetometer-calibration", "apply-axis-correction"]) {
             configuration.engine = try engine(table)
         }
-        configuration.detectors = try detectors(top)
+        (configuration.detectors, configuration.ignoredKeys) = try detectors(top)
         if let table = try top.table("socket", known: ["path", "group", "mode"]) {
             configuration.socket = try socket(table)
         }
@@ -231,27 +231,44 @@ public enum ConfigurationFile {
     /// `[detectors]` over the shipped detectors: the detectors' own parameter names in
     /// kebab-case (`[detectors.shake] threshold`, `hard-acceleration`), applied one at a time
     /// through ``Overlay`` as a subscription's detector options are.
-    private static func detectors(_ top: ConfigurationTable) throws(ConfigurationError) -> DetectorConfiguration {
+    private static func detectors(_ top: ConfigurationTable) throws(ConfigurationError) -> (DetectorConfiguration, ignored: [ConfigurationError]) {
         let defaults = DetectorConfiguration()
         guard let encoded = try? JSONEncoder().encode(defaults), case .object(let fields)? = try? JSONValue.parse(encoded) else {
             preconditionFailure("DetectorConfiguration encodes as a JSON object")
         }
-        guard let table = try top.table("detectors", known: fields.keys.map(kebabCase)) else { return defaults }
+        guard let table = try top.table("detectors", known: fields.keys.map(kebabCase)) else { return (defaults, []) }
         var detectors = defaults
-        try overlay(table, fields: fields, path: [], onto: &detectors)
-        return detectors
+        var ignored: [ConfigurationError] = []
+        try overlay(table, fields: fields, path: [], onto: &detectors, ignored: &ignored)
+        return (detectors, ignored)
     }
 
+    /// Detector keys of earlier releases, under `[detectors]` in the file's spelling, and why
+    /// they no longer apply: a file that still sets one is read (with a warning naming it), not
+    /// refused, so an upgrade never leaves motiond unable to start.
+    public static let retiredDetectorKeys: [String: String] = [
+        "orientation.upright-minimum-tilt": "no longer used since 0.19.0: upright orientations follow iio-sensor-proxy's rule (upright-threshold)",
+        "orientation.propose-within": "no longer used since 0.19.0: upright orientations follow iio-sensor-proxy's rule (upright-threshold)",
+        "orientation.keep-within": "no longer used since 0.19.0: upright orientations follow iio-sensor-proxy's rule (upright-threshold)",
+    ]
+
     /// Applies the values `table` gives for `fields` (the defaults' JSON object at `path`), each
-    /// checked against its range (``DetectorConfiguration/ranges``) as a client's options are.
-    /// Every detector parameter is a number (the tests set each one).
+    /// checked against its range (``DetectorConfiguration/ranges``) as a client's options are;
+    /// a retired key it holds is noted in `ignored`. Every detector parameter is a number (the
+    /// tests set each one).
     private static func overlay(_ table: ConfigurationTable, fields: [String: JSONValue], path: [String],
-                                onto detectors: inout DetectorConfiguration) throws(ConfigurationError) {
+                                onto detectors: inout DetectorConfiguration, ignored: inout [ConfigurationError]) throws(ConfigurationError) {
         for (field, value) in fields.sorted(by: { $0.key < $1.key }) {
             let key = kebabCase(field)
             if case .object(let nested) = value {
-                if let nestedTable = try table.table(key, known: nested.keys.map(kebabCase)) {
-                    try overlay(nestedTable, fields: nested, path: path + [field], onto: &detectors)
+                let prefix = (path + [field]).map(kebabCase).joined(separator: ".") + "."
+                let retired = retiredDetectorKeys.filter { $0.key.hasPrefix(prefix) }
+                    .map { (key: String($0.key.dropFirst(prefix.count)), reason: $0.value) }
+                if let nestedTable = try table.table(key, known: nested.keys.map(kebabCase) + retired.map(\.key)) {
+                    try overlay(nestedTable, fields: nested, path: path + [field], onto: &detectors, ignored: &ignored)
+                    for old in retired.sorted(by: { $0.key < $1.key }) where nestedTable.contains(old.key) {
+                        ignored.append(nestedTable.error(old.key, "\(old.reason); ignored"))
+                    }
                 }
                 continue
             }

@@ -103,6 +103,9 @@ struct ConfigurationTable {
         return result
     }
 
+    /// Whether the table names `key`.
+    func contains(_ key: String) -> Bool { table.contains(key: key) }
+
     /// A nested table, which may hold only `known` keys.
     func table(_ key: String, known: [String]) throws(ConfigurationError) -> ConfigurationTable? {
         guard let nested = try value(key, expected: "a table", { $0.table }) else { return nil }

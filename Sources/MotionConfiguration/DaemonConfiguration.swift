@@ -54,6 +54,9 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var dbus = DBus()
     /// What a convertible's hinge drives (`[convertible]`).
     public var convertible = Convertible()
+    /// Keys the file names that an earlier release read and this one ignores, each as a line
+    /// for the log naming the file, line, key and why (``ConfigurationFile/retiredDetectorKeys``).
+    public var ignoredKeys: [ConfigurationError] = []
 
     /// The defaults.
     public init() {}

@@ -14,7 +14,8 @@ public struct DetectorConfiguration: Sendable, Hashable, Codable {
     public var posture = PostureDetector.Parameters()
     /// User acceleration above this (G) counts as "accelerating hard": no orientation decision.
     public var hardAcceleration = 0.5
-    /// Without a gyroscope: |a| off 1 G by more than this (G) counts as accelerating.
+    /// Without a gyroscope: |a| off 1 G by more than this (G) counts as accelerating (1 G as the
+    /// accelerometer reads it at rest, ``GravityScale``).
     public var accelerationTolerance = 0.4
 
     public init() {}
@@ -53,7 +54,7 @@ public struct DetectorConfiguration: Sendable, Hashable, Codable {
     /// Every parameter's valid values. Thresholds are positive accelerations up to
     /// ``maximumAcceleration``; time constants and windows positive times up to ``maximumTime``,
     /// waits (settle, refractory, double-tap window) may be 0; angles are degrees between the
-    /// screen normal and vertical (0–90) or from a quarter's centre in the screen plane. A
+    /// screen normal and vertical (0–90) or of gravity along a screen axis (more than 0 to 90). A
     /// convertible's posture thresholds are hinge angles, each in a quarter of its own, so they
     /// keep their order whatever is set (closed up to at most 90°, flat from 90–180° to
     /// 180–270°, tablet from 270–360°).
@@ -62,9 +63,7 @@ public struct DetectorConfiguration: Sendable, Hashable, Codable {
         Range(path: "accelerationTolerance", lower: 0, lowerIncluded: false, upper: maximumAcceleration, unit: "G") { $0.accelerationTolerance },
         Range(path: "orientation.flatEnter", lower: 0, lowerIncluded: true, upper: 90, unit: "°") { $0.orientation.flatEnter },
         Range(path: "orientation.flatExit", lower: 0, lowerIncluded: true, upper: 90, unit: "°") { $0.orientation.flatExit },
-        Range(path: "orientation.uprightMinimumTilt", lower: 0, lowerIncluded: true, upper: 90, unit: "°") { $0.orientation.uprightMinimumTilt },
-        Range(path: "orientation.proposeWithin", lower: 0, lowerIncluded: false, upper: 45, unit: "°") { $0.orientation.proposeWithin },
-        Range(path: "orientation.keepWithin", lower: 0, lowerIncluded: false, upper: 90, unit: "°") { $0.orientation.keepWithin },
+        Range(path: "orientation.uprightThreshold", lower: 0, lowerIncluded: false, upper: 90, unit: "°") { $0.orientation.uprightThreshold },
         Range(path: "orientation.settleTime", lower: 0, lowerIncluded: true, upper: maximumTime, unit: "s") { $0.orientation.settleTime },
         Range(path: "orientation.stillTime", lower: 0, lowerIncluded: false, upper: maximumTime, unit: "s") { $0.orientation.stillTime },
         Range(path: "orientation.stillTolerance", lower: 0, lowerIncluded: false, upper: 1, unit: "G") { $0.orientation.stillTolerance },

@@ -1,17 +1,19 @@
 import Glibc
 
 /// How far the screen faces up or down, iio-sensor-proxy's `AccelerometerTilt` (3.6+) with its
-/// thresholds: tilt = the screen normal's elevation, +90° lying face up, −90° face down;
-/// |tilt| ≤ 20° `vertical`, up to 70° `tiltedUp`/`tiltedDown`, beyond `faceUp`/`faceDown`.
-/// Like iio-sensor-proxy's, a pure function of gravity without hysteresis (G, device frame,
-/// gravity sign). Wire names: iio-sensor-proxy's strings via ``iioSensorProxyName``.
+/// thresholds: tilt = the screen normal's elevation in whole degrees, +90° lying face up, −90°
+/// face down; |tilt| ≤ 20° `vertical`, up to 70° `tiltedUp`/`tiltedDown`, beyond
+/// `faceUp`/`faceDown`. Like iio-sensor-proxy's, a pure function of gravity's direction without
+/// hysteresis (G, device frame, gravity sign: face up is g.z < 0, as ``DeviceOrientation/faceUp``).
+/// Wire names: the case names; iio-sensor-proxy's strings via ``iioSensorProxyName``.
 public enum DeviceTilt: String, Sendable, Hashable, Codable, CaseIterable {
     case vertical, tiltedUp, tiltedDown, faceUp, faceDown
 
     /// The tilt for a gravity vector; nil when it is zero or not finite.
     public init?(gravity g: Vector3) {
         guard g.isFinite, g.norm > 0 else { return nil }
-        let tilt = atan2(-g.z, (g.x * g.x + g.y * g.y).squareRoot()) * 180 / .pi
+        // Whole degrees, as iio-sensor-proxy rounds them: 20.4° is still vertical.
+        let tilt = (atan2(-g.z, (g.x * g.x + g.y * g.y).squareRoot()) * 180 / .pi).rounded()
         switch abs(tilt) {
         case ...20: self = .vertical
         case ..<70: self = tilt > 0 ? .tiltedUp : .tiltedDown
@@ -19,14 +21,19 @@ public enum DeviceTilt: String, Sendable, Hashable, Codable, CaseIterable {
         }
     }
 
-    /// iio-sensor-proxy's string (`vertical`, `tilted-up`, `tilted-down`, `face-up`, `face-down`).
+    /// iio-sensor-proxy's string for the same reading (`vertical`, `tilted-up`, `tilted-down`,
+    /// `face-up`, `face-down`). Its tilt takes a reading with z > 0 as facing up (the frame its
+    /// tests and clients use: x and y with the gravity sign, z with the accelerometer's own,
+    /// i.e. Android's frame turned 180° about z), motiond's the gravity sign on all three axes
+    /// (Core Motion's): the same reading is up to one and down to the other, so up and down
+    /// swap here and the D-Bus face shows what iio-sensor-proxy shows on the same device.
     public var iioSensorProxyName: String {
         switch self {
         case .vertical: return "vertical"
-        case .tiltedUp: return "tilted-up"
-        case .tiltedDown: return "tilted-down"
-        case .faceUp: return "face-up"
-        case .faceDown: return "face-down"
+        case .tiltedUp: return "tilted-down"
+        case .tiltedDown: return "tilted-up"
+        case .faceUp: return "face-down"
+        case .faceDown: return "face-up"
         }
     }
 }

@@ -64,6 +64,11 @@ public struct MotionEngine: Sendable {
         /// sensor) restarted the attitude from gravity; the heading follows from the next
         /// magnetometer sample that matches the magnetic reference.
         case attitudeRestarted
+        /// The accelerometer reads `oneG` (G, as converted from its scale) at rest: an
+        /// implausible magnitude (a wrong or missing scale), now taken as its 1 G
+        /// (``GravityScale``), or 1 again. Reported when it becomes implausible or plausible
+        /// again, not for every implausible value it then takes.
+        case accelerometerScale(oneG: Double)
     }
 
     public let configuration: Configuration
@@ -75,6 +80,9 @@ public struct MotionEngine: Sendable {
     /// Whether the device has a magnetometer; set by the owner from discovery, and set by the
     /// first magnetometer sample in any case.
     public var magnetometerPresent = false
+    /// What the accelerometer reads for 1 G; every accelerometer reading is divided by it
+    /// before the fusion, the axis check and the hinge see it.
+    public private(set) var gravityScale = GravityScale()
     /// A convertible's hinge, from the display and base accelerometers (and both gyroscopes, when the base has one).
     public private(set) var hinge = HingeEstimator()
     /// The hinge angle the latest accelerometer sample gave, nil without a base accelerometer.
@@ -152,16 +160,20 @@ public struct MotionEngine: Sendable {
             hinge.update(displayRotationRate: rate - estimator.state.bias, at: t)
             return nil
         case .accelerometer:
-            acceleration = v
-            hingeAngle = hinge.update(display: v, at: t)
+            let wasPlausible = gravityScale.isPlausible
+            let rescaled = gravityScale.update(v, at: t) && gravityScale.isPlausible != wasPlausible
+            let a = v / gravityScale.oneG
+            acceleration = a
+            hingeAngle = hinge.update(display: a, at: t)
             let wasDecided = axisCheck.isDecided
-            axisCheck.update(accelerometer: v, at: t)
+            axisCheck.update(accelerometer: a, at: t)
             let wasInitialized = estimator.isInitialized
-            let restarted = estimator.update(accelerometer: v, at: t)
+            let restarted = estimator.update(accelerometer: a, at: t)
             if !wasInitialized, estimator.isInitialized {
                 ownAnchor.arbitraryYaw = Attitude(quaternion: estimator.attitude6D).yaw
             }
             if !wasDecided, axisCheck.isDecided { return concludeAxisCheck() }
+            if rescaled { return .accelerometerScale(oneG: gravityScale.oneG) }
             return restarted ? .attitudeRestarted : nil
         case .magnetometer:
             return updateMagnetometer(v, at: t)

@@ -4,39 +4,35 @@ import Glibc
 /// reports only changes. Pure: time comes from the timestamps passed in (seconds).
 ///
 /// Feed it the fused gravity (fast and immune to linear acceleration) when a gyroscope exists,
-/// or gravity from ``AccelerationGravity`` otherwise. The rule, with the default ``Parameters``:
+/// or gravity from ``AccelerationGravity`` otherwise. Only gravity's direction counts (any
+/// length: a device reading 26 G at rest is decided as one reading 1 G). The rule, with the
+/// default ``Parameters``:
 /// - Flat: the screen normal within 25° of vertical (|g.z| ≥ cos 25°) proposes faceUp/faceDown;
 ///   once flat, the device stays flat until the normal is more than 35° from vertical.
-/// - Upright: the direction of gravity in the screen plane, φ = atan2(−g.x, −g.y) (0° portrait,
-///   90° landscapeLeft, ±180° upside down, −90° landscapeRight), proposes the quarter it lies in
-///   only within 30° of that quarter's centre and with the normal at least 35° from vertical.
-///   The current upright state is kept while φ stays within 60° of its centre and the normal
-///   more than 25° from vertical (hysteresis both ways).
-/// - Never stale: when gravity has left the current state's region and nothing is proposed (a
-///   diagonal dead zone, or the tilt band between flat and upright), the nearest state takes
-///   over — flat below the upright minimum tilt, else the quarter φ lies in. Only `unknown`
-///   waits in a dead zone (nothing known is contradicted there).
+/// - Upright: iio-sensor-proxy's rule. An edge is up when gravity's angle along the screen
+///   axis through it (asin(g.x) for the side edges, asin(g.y) for top and bottom, in whole
+///   degrees) is beyond 35° while the other axis's is not: x beyond proposes landscapeRight
+///   (g.x > 0, left edge up) or landscapeLeft, y beyond portraitUpsideDown (g.y > 0) or portrait.
+///   Where both axes are beyond (near a diagonal) or neither is (a tilted-back device), the
+///   upright state last reported holds — the current one, or from a flat state the one before it
+///   (nothing when there was none: `unknown` and a flat state stay).
 /// - No decision while the device accelerates hard (the caller's flag) or turns fast.
 /// - A proposal becomes the orientation after it held for ``Parameters/settleTime`` — or at
 ///   once when the caller says the accelerometer has lain still (within
 ///   ``Parameters/stillTolerance``) for ``Parameters/stillTime``: a device set down in a new
 ///   position is not moving, there is nothing to wait out.
 public struct OrientationDetector: Sendable {
-    /// Thresholds (degrees, seconds, rad/s). Defaults grounded in iio-sensor-proxy (35° axis
-    /// threshold, diagonal dead zone), Android's WindowOrientationListener (45° gap, settle) and
-    /// UIKit's flat states.
+    /// Thresholds (degrees, seconds, rad/s). Defaults grounded in iio-sensor-proxy (the 35° axis
+    /// threshold and its keep-the-previous zones), Android's WindowOrientationListener (settle)
+    /// and UIKit's flat states.
     public struct Parameters: Sendable, Hashable, Codable {
         /// Flat when the screen normal is within this angle of vertical…
         public var flatEnter = 25.0
         /// …and still flat until it is beyond this one.
         public var flatExit = 35.0
-        /// Upright states are only proposed with the screen normal at least this far from vertical
-        /// (a flat state set above ``flatExit`` holds up to here).
-        public var uprightMinimumTilt = 35.0
-        /// A new upright state needs φ within this angle of its centre (the rest is dead zone).
-        public var proposeWithin = 30.0
-        /// The current upright state holds while φ stays within this angle of its centre.
-        public var keepWithin = 60.0
+        /// An edge is up when gravity's angle along its screen axis is beyond this (whole
+        /// degrees) and the other axis's is not (iio-sensor-proxy's 35°).
+        public var uprightThreshold = 35.0
         /// How long a proposal must hold before it is reported.
         public var settleTime = 0.1
         /// A reading still this long (seconds, at least three readings) counts as settled: its
@@ -54,6 +50,9 @@ public struct OrientationDetector: Sendable {
     public var parameters: Parameters
     /// The orientation last reported.
     public private(set) var orientation = DeviceOrientation.unknown
+    /// The upright state last reported: what holds where the upright rule keeps the previous
+    /// value after a flat state.
+    private var lastUpright: DeviceOrientation?
     private var candidate: DeviceOrientation?
     private var candidateSince = 0.0
 
@@ -83,6 +82,7 @@ public struct OrientationDetector: Sendable {
         }
         guard still || time - candidateSince >= parameters.settleTime else { return nil }
         orientation = proposal
+        if proposal.isUpright { lastUpright = proposal }
         candidate = nil
         return proposal
     }
@@ -90,45 +90,32 @@ public struct OrientationDetector: Sendable {
     /// Forgets the orientation (e.g. the sensor was lost): back to unknown.
     public mutating func reset() {
         orientation = .unknown
+        lastUpright = nil
         candidate = nil
     }
 
-    /// The state `g` (unit) argues for, given the current one: the current one while `g` stays
-    /// in its region, a proposed one, else the nearest (unknown only stays unknown).
+    /// The state `g` (unit) argues for, given the current one (see the type's rule).
     private func propose(_ g: Vector3) -> DeviceOrientation {
-        let degrees = 180 / Double.pi
-        let fromVertical = acos(min(1, abs(g.z))) * degrees // screen normal's angle from vertical
+        let fromVertical = acos(min(1, abs(g.z))) * Self.degrees // screen normal's angle from vertical
         let flat: DeviceOrientation = g.z < 0 ? .faceUp : .faceDown
-        if fromVertical <= parameters.flatEnter { return flat }
-        if orientation == .faceUp || orientation == .faceDown, fromVertical <= parameters.flatExit { return flat }
-        let phi = atan2(-g.x, -g.y) * degrees
-        if let centre = Self.centre(of: orientation), Self.distance(phi, centre) <= parameters.keepWithin { return orientation }
-        if fromVertical >= parameters.uprightMinimumTilt,
-           let state = Self.quarters.first(where: { Self.distance(phi, Self.centre(of: $0)!) <= parameters.proposeWithin }) {
-            return state
-        }
-        // Gravity has left the current state's region and nothing is proposed.
-        guard orientation != .unknown else { return .unknown }
-        if fromVertical < parameters.uprightMinimumTilt { return flat }
-        return Self.quarters.min { Self.distance(phi, Self.centre(of: $0)!) < Self.distance(phi, Self.centre(of: $1)!) }!
+        let isFlat = orientation == .faceUp || orientation == .faceDown
+        if fromVertical <= parameters.flatEnter || (isFlat && fromVertical <= parameters.flatExit) { return flat }
+        if let edge = Self.edgeUp(g, threshold: parameters.uprightThreshold) { return edge }
+        return isFlat ? lastUpright ?? flat : orientation
     }
 
-    /// The upright states, in the order a proposal is looked for.
-    private static let quarters = [DeviceOrientation.portrait, .landscapeLeft, .portraitUpsideDown, .landscapeRight]
-
-    /// The angle between two directions in the screen plane, degrees (0…180).
-    private static func distance(_ a: Double, _ b: Double) -> Double {
-        abs((a - b).remainder(dividingBy: 360))
-    }
-
-    /// φ at the centre of an upright state, degrees.
-    static func centre(of state: DeviceOrientation) -> Double? {
-        switch state {
-        case .portrait: return 0
-        case .landscapeLeft: return 90
-        case .portraitUpsideDown: return 180
-        case .landscapeRight: return -90
+    /// The upright state whose edge is up by iio-sensor-proxy's rule, nil where it keeps its
+    /// previous value (both in-plane axes beyond `threshold`, or neither). `g` is unit.
+    static func edgeUp(_ g: Vector3, threshold: Double) -> DeviceOrientation? {
+        // Whole degrees, as iio-sensor-proxy rounds them: 35.4° is not beyond 35°.
+        let x = (asin(max(-1, min(1, g.x))) * degrees).rounded()
+        let y = (asin(max(-1, min(1, g.y))) * degrees).rounded()
+        switch (abs(x) > threshold, abs(y) > threshold) {
+        case (true, false): return x > 0 ? .landscapeRight : .landscapeLeft
+        case (false, true): return y > 0 ? .portraitUpsideDown : .portrait
         default: return nil
         }
     }
+
+    private static let degrees = 180 / Double.pi
 }

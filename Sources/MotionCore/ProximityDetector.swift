@@ -1,16 +1,16 @@
 /// Whether something is near the proximity sensor (a face during a call, a table under a
 /// phone lying face down), from its readings in units of its near level (``SensorKind``):
-/// near above 1.1, far again below 0.9 — iio-sensor-proxy's ±10 % around the near level, but
-/// keyed on the state, not on the previous raw reading, so a steady reading just under the
-/// level never flips it. Pure: readings in, changes out.
+/// near when a reading is above the level, and near until a reading falls below 0.9 levels —
+/// the 10 % margin iio-sensor-proxy applies below the level. (iio-sensor-proxy keys its margin on
+/// the previous raw reading rather than on its previous answer, so a steady reading just under
+/// the level turns far there after one reading; here it stays near: no flapping around the
+/// level.) Pure: readings in, changes out.
 public struct ProximityDetector: Sendable {
     /// The last decision, nil before the first finite reading.
     public private(set) var state: Proximity?
 
-    /// Leaving "far" needs a reading above this many near levels…
-    public static let nearAbove = 1.1
-    /// …and leaving "near" one below this many.
-    public static let farBelow = 0.9
+    /// The margin below the near level that keeps near, a fraction of it (iio-sensor-proxy's 10 %).
+    public static let margin = 0.1
 
     public init() {}
 
@@ -19,8 +19,7 @@ public struct ProximityDetector: Sendable {
     public mutating func update(_ sample: Sample) -> Proximity? {
         let level = sample.vector.x
         guard sample.kind == .proximity, level.isFinite, sample.timestamp.isFinite else { return nil }
-        let wasNear = state?.near ?? false
-        let near = wasNear ? level > Self.farBelow : level > Self.nearAbove
+        let near = level > (state?.near == true ? 1 - Self.margin : 1)
         guard near != state?.near else { return nil }
         let now = Proximity(near: near, level: level, timestamp: sample.timestamp)
         state = now
@@ -28,5 +27,7 @@ public struct ProximityDetector: Sendable {
     }
 
     /// Forgets the state (the sensor stopped: the next reading decides afresh).
-    public mutating func reset() { state = nil }
+    public mutating func reset() {
+        state = nil
+    }
 }

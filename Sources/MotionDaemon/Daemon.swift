@@ -192,7 +192,9 @@ public final class Daemon: Sendable {
         let reload: ConfigurationReload
         let engine: MotionEngine.Configuration
         do {
-            reload = ConfigurationReload(running: state.withLock { $0.configuration }, new: try reread())
+            let new = try reread()
+            for ignored in new.ignoredKeys { logger.warning("\(ignored)") }
+            reload = ConfigurationReload(running: state.withLock { $0.configuration }, new: new)
             engine = try reload.applied.engineConfiguration(on: options.modelDate ?? Date())
         } catch {
             logger.error("configuration not reloaded, the one in use stays: \(error)")

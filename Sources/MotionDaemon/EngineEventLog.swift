@@ -26,6 +26,10 @@ struct EngineEventLog: Sendable {
         case .attitudeRestarted:
             let gap = SysfsNumber.format(engine.configuration.estimator.maximumGap)
             logger.notice("the motion samples stopped for more than \(gap) s (a suspend, a stopped daemon, an unplugged sensor): attitude restarted from gravity, heading from the next magnetometer reading")
+        case .accelerometerScale(let oneG) where oneG == 1:
+            logger.notice("the accelerometer reads 1 G at rest again: its readings are taken as they are")
+        case .accelerometerScale(let oneG):
+            logger.warning("the accelerometer reads \(SysfsNumber.format((oneG * 100).rounded() / 100)) G at rest, not 1 G (a wrong or missing in_accel_scale?): orientation, tilt, gestures and fusion take that as its 1 G; its accelerometer stream is left as read", metadata: ["sensor": "accelerometer"])
         }
     }
 

@@ -163,6 +163,7 @@ struct Motiond: ParsableCommand {
             logger.critical("\(checkConfig ? "" : "cannot start with this configuration: ")\(error)")
             throw ExitCode(78) // EX_CONFIG
         }
+        for ignored in configuration.ignoredKeys { logger.warning("\(ignored)") }
         if checkConfig {
             print("\(config ?? ConfigurationFile.defaultPath): OK")
             return

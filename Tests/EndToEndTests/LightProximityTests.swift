@@ -18,7 +18,7 @@ extension HotplugTests {
         return try #require((status["sensors"] as? [String: Any])?[kind] as? [String: Any])
     }
 
-    @Test("light in lux at the subscription's pace, proximity near/far on change with ±10 % hysteresis, pullable; read only while subscribed; unplugged: unavailable")
+    @Test("light in lux at the subscription's pace, proximity near/far on change with iio-sensor-proxy's margin, pullable; read only while subscribed; unplugged: unavailable")
     func lightAndProximityStreams() async throws {
         let testbed = Testbed()
         try testbed.add(try Emulation.fixtureText("desk.umockdev"))
@@ -49,9 +49,9 @@ extension HotplugTests {
         }
         #expect(lux == 250)
 
-        // Above the near level by less than 10 %: still far; by more: near; back under it but
-        // above 90 %: still near; below: far.
-        for (raw, near) in [(105, false), (120, true), (95, true), (80, false)] {
+        // Near above the near level (100), and near down to 0.9 levels (the margin below it,
+        // ProximityDetector): 95 after 120 stays near, 80 is far.
+        for (raw, near) in [(105, true), (120, true), (95, true), (80, false)] {
             testbed.setAttribute(HotplugTests.deskProximity, "in_proximity_raw", "\(raw)\n")
             try await Task.sleep(for: .milliseconds(400))
             try await asker.send(.get(id: 100 + raw, stream: .proximity, frame: nil, orientation: nil))

@@ -29,7 +29,7 @@ struct ConfigurationTests {
             uncommented += 1
             return line.dropFirst()
         }.joined(separator: "\n")
-        #expect(uncommented == 60)
+        #expect(uncommented == 58)
         #expect(try ConfigurationFile.parse(settings, file: Self.file) == DaemonConfiguration())
     }
 
@@ -62,9 +62,7 @@ struct ConfigurationTests {
         [detectors.orientation]
         flat-enter = 20
         flat-exit = 40.0
-        upright-minimum-tilt = 50.0
-        propose-within = 25.0
-        keep-within = 65.0
+        upright-threshold = 40.0
         settle-time = 0.2
         still-time = 0.06
         still-tolerance = 0.08
@@ -137,9 +135,7 @@ struct ConfigurationTests {
         expected.detectors.accelerationTolerance = 0.3
         expected.detectors.orientation.flatEnter = 20
         expected.detectors.orientation.flatExit = 40
-        expected.detectors.orientation.uprightMinimumTilt = 50
-        expected.detectors.orientation.proposeWithin = 25
-        expected.detectors.orientation.keepWithin = 65
+        expected.detectors.orientation.uprightThreshold = 40
         expected.detectors.orientation.settleTime = 0.2
         expected.detectors.orientation.stillTime = 0.06
         expected.detectors.orientation.stillTolerance = 0.08
@@ -214,6 +210,22 @@ struct ConfigurationTests {
         var expected = DetectorConfiguration()
         expected.shake.threshold = 1.5
         #expect(try ConfigurationFile.parse(text, file: Self.file).detectors == expected)
+    }
+
+    @Test("keys an earlier release read are ignored with a warning naming file, line and key; others are still refused")
+    func retiredKeys() throws {
+        let text = "[detectors.orientation]\nsettle-time = 0.2\nkeep-within = 60.0\nupright-minimum-tilt = 30\n"
+        let configuration = try ConfigurationFile.parse(text, file: Self.file)
+        #expect(configuration.detectors.orientation.settleTime == 0.2)
+        #expect(configuration.ignoredKeys.map(\.description) == [
+            "\(Self.file):3: detectors.orientation.keep-within: \(ConfigurationFile.retiredDetectorKeys["orientation.keep-within"]!); ignored",
+            "\(Self.file):4: detectors.orientation.upright-minimum-tilt: \(ConfigurationFile.retiredDetectorKeys["orientation.upright-minimum-tilt"]!); ignored",
+        ])
+        #expect(try ConfigurationFile.parse("[detectors.orientation]\nsettle-time = 0.2\n", file: Self.file).ignoredKeys.isEmpty)
+        let error = try #require(throws: ConfigurationError.self) {
+            try ConfigurationFile.parse("[detectors.shake]\nkeep-within = 60.0\n", file: Self.file)
+        }
+        #expect(error.key == "detectors.shake.keep-within" && error.message.hasPrefix("unknown key"))
     }
 
     /// A file that must be refused, and what the error must say.

@@ -62,21 +62,23 @@ struct OrientationDetectorTests {
         return detector.orientation
     }
 
-    @Test("boundaries with exact vectors, both ways: keep out to 60°, propose within 30°, dead zone between")
+    @Test("boundaries with exact vectors, both ways: an axis beyond 35° (whole degrees) and the other not; the previous state between")
     func exactBoundaries() {
-        // From portrait toward landscapeLeft (φ = 90°): kept through 59°, landscape from 61° (29° from its centre).
-        #expect(Self.after(.portrait, phi: 59) == .portrait)
-        #expect(Self.after(.portrait, phi: 61) == .landscapeLeft)
-        // Back from landscapeLeft: kept down to 31°, portrait below 29°… and 30°–60° from either is the dead zone.
-        #expect(Self.after(.landscapeLeft, phi: 31) == .landscapeLeft)
-        #expect(Self.after(.landscapeLeft, phi: 29) == .portrait)
+        // Upright, from portrait toward landscapeLeft (φ = 90°): y is 90° − φ from horizontal,
+        // x φ. Portrait kept through the diagonal zone (both beyond 35°), landscape once y is
+        // within 35° (rounded: φ 54.6°).
+        #expect(Self.after(.portrait, phi: 54.4) == .portrait)
+        #expect(Self.after(.portrait, phi: 54.6) == .landscapeLeft)
+        // Back from landscapeLeft: kept down to 35.6°, portrait from 35.4°.
+        #expect(Self.after(.landscapeLeft, phi: 35.6) == .landscapeLeft)
+        #expect(Self.after(.landscapeLeft, phi: 35.4) == .portrait)
         // The other side and the other states.
-        #expect(Self.after(.portrait, phi: -59) == .portrait)
-        #expect(Self.after(.portrait, phi: -61) == .landscapeRight)
-        #expect(Self.after(.portraitUpsideDown, phi: 121) == .portraitUpsideDown)
-        #expect(Self.after(.portraitUpsideDown, phi: 119) == .landscapeLeft)
-        #expect(Self.after(.landscapeRight, phi: -149) == .landscapeRight)
-        #expect(Self.after(.landscapeRight, phi: -151) == .portraitUpsideDown)
+        #expect(Self.after(.portrait, phi: -54.4) == .portrait)
+        #expect(Self.after(.portrait, phi: -54.6) == .landscapeRight)
+        #expect(Self.after(.portraitUpsideDown, phi: 125.6) == .portraitUpsideDown)
+        #expect(Self.after(.portraitUpsideDown, phi: 125.4) == .landscapeLeft)
+        #expect(Self.after(.landscapeRight, phi: -144.4) == .landscapeRight)
+        #expect(Self.after(.landscapeRight, phi: -144.6) == .portraitUpsideDown)
         // Flat: enter within 25° of vertical, leave beyond 35° for the upright state proposed there.
         #expect(Self.after(.portrait, phi: 0, tilt: 26) == .portrait)
         #expect(Self.after(.portrait, phi: 0, tilt: 24) == .faceUp)
@@ -94,14 +96,18 @@ struct OrientationDetectorTests {
         #expect(DeviceTilt(gravity: Self.gravity(phi: 0, tilt: 60, faceUp: false)) == .tiltedDown)
         #expect(DeviceTilt(gravity: Vector3(0, 0, 1)) == .faceDown)
         #expect(DeviceTilt(gravity: .zero) == nil)
-        #expect(DeviceTilt.allCases.map(\.iioSensorProxyName) == ["vertical", "tilted-up", "tilted-down", "face-up", "face-down"])
+        // Whole degrees, as iio-sensor-proxy: 20.4° is vertical, 20.6° tilted.
+        #expect(DeviceTilt(gravity: Self.gravity(phi: 0, tilt: 90 - 20.4)) == .vertical)
+        #expect(DeviceTilt(gravity: Self.gravity(phi: 0, tilt: 90 - 20.6)) == .tiltedUp)
+        // iio-sensor-proxy takes z > 0 as facing up: up and down swap in its names.
+        #expect(DeviceTilt.allCases.map(\.iioSensorProxyName) == ["vertical", "tilted-down", "tilted-up", "face-down", "face-up"])
     }
 
-    @Test("held still near (inside) a boundary: no spurious change", arguments: [50.0, -50.0, 55.0])
+    @Test("held still near (inside) a boundary: no spurious change", arguments: [40.0, -40.0, 50.0])
     func nearBoundary(phi: Double) {
         var detector = OrientationDetector()
         #expect(Self.hold(&detector, Self.gravity(phi: 0), seconds: 1).map(\.1) == [.portrait])
-        // Tipped 50–55° toward landscape (beyond the 45° diagonal, inside the 60° hysteresis) for 30 s.
+        // Tipped 40–50° toward landscape (in the diagonal zone, where the previous state holds) for 30 s.
         #expect(Self.hold(&detector, Self.gravity(phi: phi), from: 1, seconds: 30, seed: 2).isEmpty)
         #expect(detector.orientation == .portrait)
     }
@@ -147,22 +153,37 @@ struct OrientationDetectorTests {
         }
     }
 
-    @Test("never stale: a state the device has plainly left gives way to the nearest one (vectors from real hardware)")
-    func neverStale() {
+    @Test("iio-sensor-proxy's keep-the-previous zones: the last upright state holds where both axes or neither are beyond 35° (vectors from real hardware)")
+    func previousHolds() {
         // Held in portrait and tilted back to about 49° from flat, after landscapeLeft.
         #expect(Self.after(.landscapeLeft, phi: 0, tilt: 49) == .portrait)
-        // Gravity mostly along +x, 31° from landscapeRight's centre (outside its 30°), 59° from portrait's.
+        // Gravity mostly along +x, 31° from the x axis in the screen plane, the screen tilted
+        // back 26°: landscapeRight (left-up) from any state, and from a fresh start.
+        for start in [DeviceOrientation.portrait, .landscapeLeft, .portraitUpsideDown] {
+            var detector = OrientationDetector()
+            for i in 0..<50 { _ = detector.update(gravity: start.gravity!, at: Double(i) * 0.01) }
+            #expect(detector.orientation == start)
+            for i in 50..<100 { _ = detector.update(gravity: Vector3(0.78, -0.47, -0.44), at: Double(i) * 0.01) }
+            #expect(detector.orientation == .landscapeRight, "from \(start)")
+        }
+        var fresh = OrientationDetector()
+        for i in 0..<50 { _ = fresh.update(gravity: Vector3(0.78, -0.47, -0.44), at: Double(i) * 0.01) }
+        #expect(fresh.orientation == .landscapeRight)
+        // The far diagonal of the current state (both axes beyond 35°): it holds, as in
+        // iio-sensor-proxy (the D-Bus face must show what it shows).
+        #expect(Self.after(.landscapeLeft, phi: -45) == .landscapeLeft)
+        // Tilted back (30° off vertical: no axis beyond 35°) toward another quarter: the upright
+        // state holds, as in iio-sensor-proxy…
+        #expect(Self.after(.landscapeLeft, phi: -90, tilt: 30) == .landscapeLeft)
+        // …and after a flat state, lifted into such a zone, the last upright state comes back.
         var detector = OrientationDetector()
-        for i in 0..<50 { _ = detector.update(gravity: Self.gravity(phi: 90), at: Double(i) * 0.01) }
-        #expect(detector.orientation == .landscapeLeft)
-        for i in 50..<100 { _ = detector.update(gravity: Vector3(0.78, -0.47, -0.44), at: Double(i) * 0.01) }
-        #expect(detector.orientation == .landscapeRight)
-        // The far diagonal of the current state: one of its two neighbours there.
-        #expect([.portrait, .landscapeRight].contains(Self.after(.landscapeLeft, phi: -45)))
-        #expect([.portraitUpsideDown, .landscapeLeft].contains(Self.after(.landscapeRight, phi: 135)))
-        // Nearly flat (30° off vertical) in another quarter: flat, not the old upright state.
-        #expect(Self.after(.landscapeLeft, phi: -90, tilt: 30) == .faceUp)
-        #expect(Self.after(.portrait, phi: 180, tilt: 30, faceUp: false) == .faceDown)
+        #expect(Self.hold(&detector, Self.gravity(phi: 0), seconds: 1).map(\.1) == [.portrait])
+        #expect(Self.hold(&detector, Self.gravity(phi: 0, tilt: 10), from: 1, seconds: 1).map(\.1) == [.faceUp])
+        #expect(Self.hold(&detector, Self.gravity(phi: 45, tilt: 45), from: 2, seconds: 1).map(\.1) == [.portrait])
+        // A fresh detector lying flat and lifted into such a zone stays flat (no upright state known).
+        var flat = OrientationDetector()
+        #expect(Self.hold(&flat, Self.gravity(phi: 0, tilt: 10), seconds: 1).map(\.1) == [.faceUp])
+        #expect(Self.hold(&flat, Self.gravity(phi: 45, tilt: 45), from: 1, seconds: 1).isEmpty)
     }
 
     @Test("no decision while accelerating or turning fast, or on bad input")

@@ -25,12 +25,20 @@ struct ProximityDetectorTests {
         #expect(detector.state?.near == true)
     }
 
-    @Test("±10 % hysteresis around the near level, keyed on the state: a steady reading just under the level stays near")
-    func hysteresis() {
-        let levels = [0.5, 1.05, 1.12, 0.95, 0.95, 0.95, 0.89, 1.0, 1.09, 1.2]
+    @Test("near above the level; near stays down to 0.9 levels (iio-sensor-proxy's margin below the level)")
+    func margin() {
+        // Level 128 (iio-sensor-proxy's test device): 256 near, 0 far, 129 near at once, 127
+        // after it stays near however long it lasts, 115 is far.
+        let levels = [256, 0, 129, 129, 127, 127, 127, 115].map { Double($0) / 128 }
         let changes = Self.changes(levels)
-        #expect(changes.map(\.0) == [0, 2, 6, 9])
-        #expect(changes.map(\.1) == [false, true, false, true])
+        #expect(changes.map(\.0) == [0, 1, 2, 7])
+        #expect(changes.map(\.1) == [true, false, true, false])
+        // Exactly at the level is not above it; from far, 0.95 stays far.
+        #expect(Self.changes([1.0, 1.0, 1.0]).map(\.1) == [false])
+        #expect(Self.changes([0.95, 0.95]).map(\.1) == [false])
+        // A reading hovering between 0.9 and 1.1 levels once near never flaps.
+        #expect(Self.changes([1.05, 0.95, 1.02, 0.91, 0.97, 0.93]).map(\.1) == [true])
+        #expect(Self.changes([0.5, 1.01, 0.899]).map(\.0) == [0, 1, 2])
     }
 
     @Test("non-finite readings and other kinds change nothing; reset decides afresh")
