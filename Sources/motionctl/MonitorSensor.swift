@@ -41,8 +41,9 @@ struct MonitorSensor: ParsableCommand {
     func run() throws {
         let chosen: [(Bool, ProxySensor)] = [(accelerometer, .accelerometer), (light, .light), (proximity, .proximity), (compass, .compass)]
         let sensors = all || !chosen.contains { $0.0 } ? Set(ProxySensor.allCases) : Set(chosen.filter { $0.0 }.map { $0.1 })
-        do {
-            try SensorWatch(sensors: sensors).run()
+        var watch = SensorWatch(sensors: sensors)
+        do throws(SensorProxyClient.Failure) {
+            try watch.run()
         } catch {
             Console.error(error.description)
             throw ExitCode.failure
