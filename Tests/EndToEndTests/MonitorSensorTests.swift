@@ -42,17 +42,14 @@ extension HotplugTests {
         guard try await bus.waitForOwner("net.hadess.SensorProxy") else {
             throw TestFailure("\(command[0]) did not own net.hadess.SensorProxy: \(daemon.stderr.suffix(2000))")
         }
+        // One after the other: a monitor-sensor shows the values it read before its claims, so
+        // one that read them before the other's claims started the sensors would show them late
+        // or not at all (the values come as changes only to the claimants of the time).
         // Debian's 3.0 claims these three (the compass only as the user geoclue).
         let debian = try MonitorSensor(bus: bus)
+        try await settle(debian, "Debian's", daemon)
         let ours = try MonitorSensor(bus: bus, program: try ourMonitorSensor(directory, "--accel --light --proximity"))
-        for (name, monitor) in [("Debian's", debian), ("our", ours)] {
-            guard await monitor.wait(for: "=== Has proximity sensor", timeout: 20) != nil else {
-                throw TestFailure("\(name) monitor-sensor never showed its values: \(monitor.lines.map(\.text)); \(monitor.stderr); \(command[0]): \(daemon.stderr.suffix(2000))")
-            }
-        }
-        // iio-sensor-proxy 3.0 answers a claim before its first reading and sends the values as
-        // changes within one poll (700 ms); let them come.
-        try await Task.sleep(for: .milliseconds(1600))
+        try await settle(ours, "our", daemon)
         for step in scenario {
             let before = (debian.lines.count, ours.lines.count)
             for change in step.changes { testbed.setAttribute(change.device, change.attribute, change.value + "\n") }
@@ -64,6 +61,16 @@ extension HotplugTests {
             try await Task.sleep(for: .milliseconds(900))
         }
         return (debian.lines.map(\.text), ours.lines.map(\.text))
+    }
+
+    /// Waits for a monitor-sensor's values, then for the changes its claims brought
+    /// (iio-sensor-proxy 3.0 answers a claim before its first reading and sends the values as
+    /// changes within one poll, 700 ms).
+    static func settle(_ monitor: MonitorSensor, _ name: String, _ daemon: RunningProcess) async throws {
+        guard await monitor.wait(for: "=== Has proximity sensor", timeout: 20) != nil else {
+            throw TestFailure("\(name) monitor-sensor never showed its values: \(monitor.lines.map(\.text)); \(monitor.stderr); daemon: \(daemon.stderr.suffix(2000))")
+        }
+        try await Task.sleep(for: .milliseconds(1600))
     }
 
     @Test("our monitor-sensor prints Debian's monitor-sensor's lines (less upstream 3.9's tilt) for the same scenario, against motiond and against iio-sensor-proxy",
@@ -99,19 +106,22 @@ extension HotplugTests {
         let bus = try await SystemBus()
         let polkit = try await bus.startPolkit(allowing: [Self.claimAction])
         defer { polkit?.terminate() }
-        // Started before the service: they wait for it.
+        let command = Self.motiondSensorProxy(directory)
+        var daemon = try RunningProcess(command, environment: bus.environment(testbed.environment))
+        // Once the service shows its sensors (motiond owns the name before it has looked for
+        // them: a monitor-sensor that came first would show "=== No accelerometer", then
+        // "+++ Accelerometer appeared").
+        let deadline = Date().addingTimeInterval(20)
+        while try await bus.busctl(["get-property", "net.hadess.SensorProxy"] + Self.proxyObject + ["HasProximity"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines) != "b true" {
+            guard Date() < deadline else { throw TestFailure("motiond never showed the proximity sensor: \(daemon.stderr.suffix(2000))") }
+            try await Task.sleep(for: .milliseconds(100))
+        }
         let accelOnly = try MonitorSensor(bus: bus, program: try Self.ourMonitorSensor(directory, "--accel"))
         let all = try MonitorSensor(bus: bus, program: "\(directory.path)/monitor-sensor")
         let debian = try MonitorSensor(bus: bus)
-        let command = Self.motiondSensorProxy(directory)
-        var daemon = try RunningProcess(command, environment: bus.environment(testbed.environment))
-        for monitor in [accelOnly, all] {
-            guard await monitor.wait(for: "=== Has accelerometer", timeout: 20) != nil else {
-                throw TestFailure("no accelerometer line: \(monitor.lines.map(\.text)); \(monitor.stderr); motiond: \(daemon.stderr.suffix(2000))")
-            }
-        }
-        #expect(await all.wait(for: "=== No compass", timeout: 10) != nil, "\(all.lines.map(\.text))")
-        #expect(await debian.wait(for: "=== Has proximity sensor", timeout: 10) != nil, "\(debian.lines.map(\.text))")
+        #expect(await accelOnly.wait(for: "=== Has accelerometer", timeout: 20) != nil, "\(accelOnly.lines.map(\.text)); \(accelOnly.stderr)")
+        #expect(await all.wait(for: "=== No compass", timeout: 20) != nil, "\(all.lines.map(\.text)); \(all.stderr)")
+        #expect(await debian.wait(for: "=== Has proximity sensor", timeout: 20) != nil, "\(debian.lines.map(\.text))")
         let shown = { (monitor: MonitorSensor) in monitor.lines.map(\.text).filter { $0.hasPrefix("===") }.map { $0.components(separatedBy: " (")[0] } }
         #expect(shown(accelOnly) == ["=== Has accelerometer"], "\(accelOnly.lines.map(\.text))")
         #expect(shown(all) == ["=== Has accelerometer", "=== Has ambient light sensor", "=== Has proximity sensor", "=== No compass"], "\(all.lines.map(\.text))")
@@ -126,7 +136,7 @@ extension HotplugTests {
         daemon = try RunningProcess(command, environment: bus.environment(testbed.environment))
         defer { daemon.terminate() }
         for (monitor, from) in [(accelOnly, before.0), (debian, before.1)] {
-            #expect(await monitor.wait(for: "=== Has accelerometer", from: from, timeout: 20) != nil, "\(monitor.lines.map(\.text))")
+            #expect(await monitor.wait(for: "+++ iio-sensor-proxy appeared", from: from, timeout: 20) != nil, "\(monitor.lines.map(\.text))")
         }
         let after = { (monitor: MonitorSensor, from: Int) in Array(monitor.lines.map(\.text)[from...].prefix(2)) }
         #expect(after(accelOnly, before.0) == ["--- iio-sensor-proxy vanished, waiting for it to appear", "+++ iio-sensor-proxy appeared"])
