@@ -114,8 +114,8 @@ struct SensorWatch {
 
     /// C's `%lf`: six decimals, in the C locale.
     private func decimal(_ value: Double?) -> String {
-        var buffer = [CChar](repeating: 0, count: 64)
-        _ = withVaList([value ?? 0]) { vsnprintf(&buffer, buffer.count, "%f", $0) }
-        return String(cString: buffer)
+        var buffer = [CChar](repeating: 0, count: 350)  // DBL_MAX in %f: 309 digits and six decimals
+        let length = withVaList([value ?? 0]) { vsnprintf(&buffer, buffer.count, "%f", $0) }
+        return String(decoding: buffer.prefix(max(0, min(Int(length), buffer.count - 1))).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
