@@ -468,12 +468,18 @@ owner() { busctl --system call org.freedesktop.DBus / org.freedesktop.DBus GetCo
 owned() { [ "$(owner)" = "$pid" ]; }
 reclaimed() { sed -n '/iio-sensor-proxy vanished/,$p' /run/monitor-sensor-swap.log | grep -q '=== Has accelerometer'; }
 states="motiond-sensor-proxy:$(dpkg-query -W -f '${Status}' motiond-sensor-proxy 2>&1 | awk '{print $NF}') iio-sensor-proxy:$(dpkg-query -W -f '${Status}' iio-sensor-proxy 2>&1 | awk '{print $NF}')"
+# Its control fields and files; the motiond package has none of the face's.
+fields=$(dpkg-query -W -f 'Provides: ${Provides}; Conflicts: ${Conflicts}; Replaces: ${Replaces}; Depends: ${Depends}' motiond-sensor-proxy 2>&1)
+files=$(dpkg -L motiond-sensor-proxy 2>/dev/null | grep -cxE '/usr/bin/monitor-sensor|/usr/share/man/man1/monitor-sensor.1.gz|/lib/systemd/system/motiond.service.d/sensor-proxy.conf|/usr/share/dbus-1/system.d/motiond-sensor-proxy.conf|/usr/share/polkit-1/actions/motiond.net.hadess.SensorProxy.policy')
+theface=$(dpkg -L motiond | grep -cE 'dbus-1|polkit-1|monitor-sensor|service\.d')
 if [ $aptstatus = 0 ] && [ "$states" = "motiond-sensor-proxy:installed iio-sensor-proxy:config-files" ] && wait_for 20 owned &&
+   [ "$fields" = "Provides: iio-sensor-proxy; Conflicts: iio-sensor-proxy; Replaces: iio-sensor-proxy; Depends: motiond (= $(motiond --version))" ] &&
+   [ "$files" = 5 ] && [ "$theface" = 0 ] &&
    [ "$pid" != "$oldpid" ] && wait_for 20 reclaimed && systemctl -q is-active motiond.socket &&
    [ "$(readlink -f /usr/bin/monitor-sensor)" = /usr/bin/motionctl ] && ! systemctl -q is-active iio-sensor-proxy.service; then
-    result package-swap PASS "apt: $(echo "$aptsaid" | grep -E '^(Removing|Setting up)' | tr '\n' '|'); $states; motiond pid $oldpid -> $pid owns net.hadess.SensorProxy; Debian's monitor-sensor (same process): $(sed -n '/iio-sensor-proxy vanished/,$p' /run/monitor-sensor-swap.log | head -3 | tr '\n' '|'); monitor-sensor -> $(readlink -f /usr/bin/monitor-sensor)"
+    result package-swap PASS "apt: $(echo "$aptsaid" | grep -E '^(Removing|Setting up)' | tr '\n' '|'); $states; $fields; its 5 files; motiond pid $oldpid -> $pid owns net.hadess.SensorProxy; Debian's monitor-sensor (same process): $(sed -n '/iio-sensor-proxy vanished/,$p' /run/monitor-sensor-swap.log | head -3 | tr '\n' '|'); monitor-sensor -> $(readlink -f /usr/bin/monitor-sensor)"
 else
-    result package-swap FAIL "apt ($aptstatus): $(echo "$aptsaid" | tail -6 | tr '\n' '|'); $states; motiond pid $oldpid -> $pid, name owner '$(owner)'; iio-sensor-proxy $(systemctl is-active iio-sensor-proxy.service); socket $(systemctl is-active motiond.socket); monitor-sensor -> $(readlink -f /usr/bin/monitor-sensor); client: $(tail -5 /run/monitor-sensor-swap.log | tr '\n' '|'); motiond: $(journalctl -q -o cat _PID=$pid | tail -5 | tr '\n' '|')"
+    result package-swap FAIL "apt ($aptstatus): $(echo "$aptsaid" | tail -6 | tr '\n' '|'); $states; $fields; $files of its 5 files; $theface of the face's in motiond; motiond pid $oldpid -> $pid, name owner '$(owner)'; iio-sensor-proxy $(systemctl is-active iio-sensor-proxy.service); socket $(systemctl is-active motiond.socket); monitor-sensor -> $(readlink -f /usr/bin/monitor-sensor); client: $(tail -5 /run/monitor-sensor-swap.log | tr '\n' '|'); motiond: $(journalctl -q -o cat _PID=$pid | tail -5 | tr '\n' '|')"
 fi
 
 # (k1) [dbus] sensor-proxy in the configuration and a reload: the same process, the face kept.
@@ -536,17 +542,34 @@ kill $ours $swapmon 2>/dev/null; wait $ours $swapmon 2>/dev/null
 # (k3) and back: apt installs Debian's iio-sensor-proxy again (its .deb beside this script: the
 #      guest is offline), which removes motiond-sensor-proxy: iio-sensor-proxy owns the name,
 #      motiond restarts without the face and its socket service still answers.
+#      Its unit is static: udev starts it, through the rule apt just installed (motiond's
+#      dpkg trigger on that rule adds the sensors again).
 oldpid=$(systemctl show -p MainPID --value motiond.service)
+starts() { journalctl -q -o cat -u iio-sensor-proxy.service | grep -c 'Starting'; }
+started=$(starts)
+leftover=$(cat $(iio_by_name accel_3d)/buffer/enable)
 aptsaid=$(DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$here"/iio-sensor-proxy_*.deb 2>&1); aptstatus=$?
 states="motiond-sensor-proxy:$(dpkg-query -W -f '${Status}' motiond-sensor-proxy 2>&1 | awk '{print $NF}') iio-sensor-proxy:$(dpkg-query -W -f '${Status}' iio-sensor-proxy 2>&1 | awk '{print $NF}')"
 peerowns() { p=$(systemctl show -p MainPID --value iio-sensor-proxy.service); [ "$p" != 0 ] && [ "$(owner)" = "$p" ]; }
 pid=$(systemctl show -p MainPID --value motiond.service)
-if [ $aptstatus = 0 ] && [ "$states" = "motiond-sensor-proxy:not-installed iio-sensor-proxy:installed" ] && wait_for 20 peerowns &&
+if wait_for 20 peerowns; then
+    back="at once"
+else
+    # iio-sensor-proxy 3.0 stopped in (k) with its claim open and left the accelerometer's
+    # buffer enabled; started again on that device it fails ("Unable to enable ring buffer")
+    # and exits: the device added anew (as a reboot would) lets it start.
+    back="not at once: udev started it $(( $(starts) - started )) times, the buffer it left enabled: $leftover; $(journalctl -q -o cat -u iio-sensor-proxy.service | grep -v -E 'Accel read from|No new data' | tail -4 | tr '\n' '|')"
+    diag "iio-sensor-proxy after apt: $back; $(systemctl status --no-pager iio-sensor-proxy.service 2>&1 | head -4 | tr '\n' '|'); accel_3d: $(udevadm info -q property -p $(iio_by_name accel_3d) | grep SYSTEMD_WANTS)"
+    feed unplug; wait_for 15 gone; feed replug; wait_for 30 have_all; udevadm settle -t 30
+    wait_for 20 peerowns && back="$back; after the hub was added anew"
+fi
+if [ $aptstatus = 0 ] && echo "$states" | grep -qxE 'motiond-sensor-proxy:(config-files|not-installed) iio-sensor-proxy:installed' && peerowns &&
+   { [ "$back" = "at once" ] || { [ "$leftover" = 1 ] && [ $(starts) -gt $started ]; }; } &&
    [ "$pid" != "$oldpid" ] && systemctl -q is-active motiond.socket && motionctl status --wait 20 >/run/status-swapped-back.log 2>&1 &&
    [ ! -e /lib/systemd/system/motiond.service.d/sensor-proxy.conf ] && [ ! -L /usr/bin/monitor-sensor ]; then
-    result package-swap-back PASS "apt: $(echo "$aptsaid" | grep -E '^(Removing|Setting up)' | tr '\n' '|'); $states; net.hadess.SensorProxy owned by iio-sensor-proxy (pid $(owner)); motiond pid $oldpid -> $pid, socket service: $(grep -E '^ +accelerometer' /run/status-swapped-back.log | head -1 | tr -s ' ')"
+    result package-swap-back PASS "apt: $(echo "$aptsaid" | grep -E '^(Removing|Setting up|Processing triggers for motiond)' | tr '\n' '|'); $states; net.hadess.SensorProxy owned by iio-sensor-proxy (pid $(owner)) $back; motiond pid $oldpid -> $pid, socket service: $(grep -E '^ +accelerometer' /run/status-swapped-back.log | head -1 | tr -s ' ')"
 else
-    result package-swap-back FAIL "apt ($aptstatus): $(echo "$aptsaid" | tail -6 | tr '\n' '|'); $states; name owner '$(owner)', iio-sensor-proxy $(systemctl is-active iio-sensor-proxy.service); motiond pid $oldpid -> $pid, socket $(systemctl is-active motiond.socket); motionctl: $(head -c 300 /run/status-swapped-back.log); drop-in: $(ls /lib/systemd/system/motiond.service.d 2>&1)"
+    result package-swap-back FAIL "apt ($aptstatus): $(echo "$aptsaid" | tail -6 | tr '\n' '|'); $states; name owner '$(owner)', iio-sensor-proxy $(systemctl is-active iio-sensor-proxy.service) ($back); motiond pid $oldpid -> $pid, socket $(systemctl is-active motiond.socket); motionctl: $(head -c 300 /run/status-swapped-back.log); drop-in: $(ls /lib/systemd/system/motiond.service.d 2>&1)"
 fi
 # From here on motiond is alone again; the hub is plugged in anew (iio-sensor-proxy left the
 # accelerometer's buffer enabled when apt stopped it in (k)).
