@@ -547,29 +547,17 @@ kill $ours $swapmon 2>/dev/null; wait $ours $swapmon 2>/dev/null
 oldpid=$(systemctl show -p MainPID --value motiond.service)
 starts() { journalctl -q -o cat -u iio-sensor-proxy.service | grep -c 'Starting'; }
 started=$(starts)
-leftover=$(cat $(iio_by_name accel_3d)/buffer/enable)
 aptsaid=$(DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$here"/iio-sensor-proxy_*.deb 2>&1); aptstatus=$?
 states="motiond-sensor-proxy:$(dpkg-query -W -f '${Status}' motiond-sensor-proxy 2>&1 | awk '{print $NF}') iio-sensor-proxy:$(dpkg-query -W -f '${Status}' iio-sensor-proxy 2>&1 | awk '{print $NF}')"
 peerowns() { p=$(systemctl show -p MainPID --value iio-sensor-proxy.service); [ "$p" != 0 ] && [ "$(owner)" = "$p" ]; }
 pid=$(systemctl show -p MainPID --value motiond.service)
-if wait_for 20 peerowns; then
-    back="at once"
-else
-    # iio-sensor-proxy 3.0 stopped in (k) with its claim open and left the accelerometer's
-    # buffer enabled; started again on that device it fails ("Unable to enable ring buffer")
-    # and exits: the device added anew (as a reboot would) lets it start.
-    back="not at once: udev started it $(( $(starts) - started )) times, the buffer it left enabled: $leftover; $(journalctl -q -o cat -u iio-sensor-proxy.service | grep -v -E 'Accel read from|No new data' | tail -4 | tr '\n' '|')"
-    diag "iio-sensor-proxy after apt: $back; $(systemctl status --no-pager iio-sensor-proxy.service 2>&1 | head -4 | tr '\n' '|'); accel_3d: $(udevadm info -q property -p $(iio_by_name accel_3d) | grep SYSTEMD_WANTS)"
-    feed unplug; wait_for 15 gone; feed replug; wait_for 30 have_all; udevadm settle -t 30
-    wait_for 20 peerowns && back="$back; after the hub was added anew"
-fi
-if [ $aptstatus = 0 ] && echo "$states" | grep -qxE 'motiond-sensor-proxy:(config-files|not-installed) iio-sensor-proxy:installed' && peerowns &&
-   { [ "$back" = "at once" ] || { [ "$leftover" = 1 ] && [ $(starts) -gt $started ]; }; } &&
-   [ "$pid" != "$oldpid" ] && systemctl -q is-active motiond.socket && motionctl status --wait 20 >/run/status-swapped-back.log 2>&1 &&
+# (config-files: dpkg keeps a removed package that has a postrm until it is purged.)
+if [ $aptstatus = 0 ] && echo "$states" | grep -qxE 'motiond-sensor-proxy:(config-files|not-installed) iio-sensor-proxy:installed' &&
+   wait_for 30 peerowns && [ "$pid" != "$oldpid" ] && systemctl -q is-active motiond.socket && motionctl status --wait 20 >/run/status-swapped-back.log 2>&1 &&
    [ ! -e /lib/systemd/system/motiond.service.d/sensor-proxy.conf ] && [ ! -L /usr/bin/monitor-sensor ]; then
-    result package-swap-back PASS "apt: $(echo "$aptsaid" | grep -E '^(Removing|Setting up|Processing triggers for motiond)' | tr '\n' '|'); $states; net.hadess.SensorProxy owned by iio-sensor-proxy (pid $(owner)) $back; motiond pid $oldpid -> $pid, socket service: $(grep -E '^ +accelerometer' /run/status-swapped-back.log | head -1 | tr -s ' ')"
+    result package-swap-back PASS "apt: $(echo "$aptsaid" | grep -E '^(Removing|Setting up|Processing triggers for motiond)' | tr '\n' '|'); $states; net.hadess.SensorProxy owned by iio-sensor-proxy (pid $(owner), started by udev: $(( $(starts) - started )) start after apt); motiond pid $oldpid -> $pid, socket service: $(grep -E '^ +accelerometer' /run/status-swapped-back.log | head -1 | tr -s ' ')"
 else
-    result package-swap-back FAIL "apt ($aptstatus): $(echo "$aptsaid" | tail -6 | tr '\n' '|'); $states; name owner '$(owner)', iio-sensor-proxy $(systemctl is-active iio-sensor-proxy.service) ($back); motiond pid $oldpid -> $pid, socket $(systemctl is-active motiond.socket); motionctl: $(head -c 300 /run/status-swapped-back.log); drop-in: $(ls /lib/systemd/system/motiond.service.d 2>&1)"
+    result package-swap-back FAIL "apt ($aptstatus): $(echo "$aptsaid" | tail -6 | tr '\n' '|'); $states; name owner '$(owner)', iio-sensor-proxy $(systemctl is-active iio-sensor-proxy.service), $(( $(starts) - started )) starts after apt: $(journalctl -q -o cat -u iio-sensor-proxy.service | grep -v -E 'Accel read from|No new data' | tail -4 | tr '\n' '|'); accel_3d: $(udevadm info -q property -p $(iio_by_name accel_3d) | grep SYSTEMD_WANTS); motiond pid $oldpid -> $pid, socket $(systemctl is-active motiond.socket); motionctl: $(head -c 300 /run/status-swapped-back.log); drop-in: $(ls /lib/systemd/system/motiond.service.d 2>&1)"
 fi
 # From here on motiond is alone again; the hub is plugged in anew (iio-sensor-proxy left the
 # accelerometer's buffer enabled when apt stopped it in (k)).
