@@ -1,7 +1,8 @@
 #!/bin/sh
 # Writes the manual pages into OUTDIR: motiond(8), motionctl(1), motiond-rotate(1) and
-# monitor-sensor(1) from their ArgumentParser definitions by swift-argument-parser's own manual generator (the
-# GenerateManual plugin's tool, which reads each command's --experimental-dump-help), and
+# monitor-sensor(1) from their ArgumentParser definitions by swift-argument-parser's own manual
+# generator (the GenerateManual plugin's tool, which reads each command's
+# --experimental-dump-help), and
 # motiond.toml(5) from the annotated etc/motiond/motiond.toml (scripts/config-manpage.py): the
 # pages say what the code and the shipped file say, always.
 #
