@@ -26,7 +26,7 @@ SWIFTFLAGS  ?=
 RELEASEFLAGS ?= --static-swift-stdlib -Xlinker -z -Xlinker now
 DEMO_SECONDS ?= 20
 
-.PHONY: all build bench-tool man deb demo check check-peer check-system check-tsan check-asan test deps test-deps install install-data install-sensor-proxy uninstall-sensor-proxy uninstall clean accuracy bench bench-hinge bench-daemon bench-client bench-power
+.PHONY: all build bench-tool man deb demo check check-peer check-system check-tsan check-asan test deps test-deps install install-data install-sensor-proxy install-sensor-proxy-dropin install-sensor-proxy-package uninstall-sensor-proxy uninstall clean accuracy bench bench-hinge bench-daemon bench-client bench-power
 
 all: build
 
@@ -42,6 +42,7 @@ build: deps
 	$(SWIFT) build -c release --product motiond $(RELEASEFLAGS) $(SWIFTFLAGS)
 	$(SWIFT) build -c release --product motionctl $(RELEASEFLAGS) $(SWIFTFLAGS)
 	ln -sf motionctl .build/release/motiond-rotate
+	ln -sf motionctl .build/release/monitor-sensor
 
 # Manual pages (motiond(8), motionctl(1), motiond-rotate(1), motiond.toml(5)) and shell
 # completions, generated from the commands' own definitions and the shipped configuration.
@@ -54,17 +55,18 @@ man: build
 		.build/release/$$c --generate-completion-script fish > .build/completions/$$c.fish || exit 1; \
 	done
 
-# Debian packages of the tree (debian/; Debian's own tools): .build/deb/motiond_VERSION_ARCH.deb,
-# checked by lintian (errors fail the build). debian/changelog is written from the one version.
+# Debian packages of the tree (debian/; Debian's own tools): .build/deb/motiond_VERSION_ARCH.deb
+# and motiond-sensor-proxy_VERSION_ARCH.deb (motiond in place of iio-sensor-proxy), checked by
+# lintian (errors and warnings fail the build). debian/changelog is written from the one version.
 deb:
 	@scripts/install-deps.sh deb
 	scripts/debian-changelog.sh > debian/changelog
-	rm -f ../motiond_*.deb ../motiond_*.buildinfo ../motiond_*.changes
+	rm -f ../motiond_*.deb ../motiond-sensor-proxy_*.deb ../motiond_*.buildinfo ../motiond_*.changes
 	dpkg-buildpackage -b -us -uc
 	mkdir -p .build/deb
-	rm -f .build/deb/motiond_*
-	mv ../motiond_*.deb ../motiond_*.buildinfo ../motiond_*.changes .build/deb/
-	lintian --fail-on error --info --display-info .build/deb/motiond_*.deb
+	rm -f .build/deb/motiond_* .build/deb/motiond-sensor-proxy_*
+	mv ../motiond_*.deb ../motiond-sensor-proxy_*.deb ../motiond_*.buildinfo ../motiond_*.changes .build/deb/
+	lintian --fail-on warning --info --display-info .build/deb/motiond_*.deb .build/deb/motiond-sensor-proxy_*.deb
 	@ls -la .build/deb/*.deb
 
 # The developer tool of the benchmarks and the accuracy evaluation (Benchmarks/; never installed).
@@ -222,14 +224,25 @@ install-data:
 # The README's "Replacing iio-sensor-proxy": motiond serves net.hadess.SensorProxy and never runs
 # beside iio-sensor-proxy (after `make install`; as root). uninstall-sensor-proxy switches back.
 DROPINDIR ?= $(SYSCONFDIR)/systemd/system/motiond.service.d
-install-sensor-proxy:
+install-sensor-proxy-dropin:
 	install -d $(DESTDIR)$(DROPINDIR)
 	sed 's|@BINDIR@|$(BINDIR)|g' systemd/sensor-proxy.conf > $(DESTDIR)$(DROPINDIR)/sensor-proxy.conf
 	chmod 644 $(DESTDIR)$(DROPINDIR)/sensor-proxy.conf
+
+install-sensor-proxy: install-sensor-proxy-dropin
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
 		systemctl mask --now iio-sensor-proxy.service; systemctl daemon-reload; \
 		systemctl reload dbus.service 2>/dev/null || true; systemctl restart motiond.service; \
 	else echo "not on a running systemd: after installing, run systemctl mask --now iio-sensor-proxy.service; systemctl daemon-reload; systemctl restart motiond.service"; fi
+
+# What the motiond-sensor-proxy package adds to motiond's (debian/rules, after make install):
+# monitor-sensor (motionctl through a link of that name) and its manual page, and the drop-in
+# as the vendor's, beside the unit. Its maintainer scripts do what install-sensor-proxy does
+# after it (iio-sensor-proxy is removed by the package's Conflicts, not masked).
+install-sensor-proxy-package:
+	ln -sf motionctl $(DESTDIR)$(BINDIR)/monitor-sensor
+	install -Dm644 .build/man/monitor-sensor.1 $(DESTDIR)$(MANDIR)/man1/monitor-sensor.1
+	$(MAKE) install-sensor-proxy-dropin DROPINDIR=$(UNITDIR)/motiond.service.d
 
 uninstall-sensor-proxy:
 	rm -f $(DESTDIR)$(DROPINDIR)/sensor-proxy.conf

@@ -121,7 +121,7 @@ let package = Package(
         .executableTarget(
             name: "motionctl",
             dependencies: [
-                "MotionCore", "MotionProtocol", "MotionCommandLine", "MotionSync", "MotionRotate", "MotionToolSupport",
+                "MotionCore", "MotionProtocol", "MotionCommandLine", "MotionSync", "MotionRotate", "MotionToolSupport", "MotionDBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

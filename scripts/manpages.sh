@@ -1,12 +1,13 @@
 #!/bin/sh
-# Writes the manual pages into OUTDIR: motiond(8), motionctl(1) and motiond-rotate(1) from
-# their ArgumentParser definitions by swift-argument-parser's own manual generator (the
-# GenerateManual plugin's tool, which reads each command's --experimental-dump-help), and
+# Writes the manual pages into OUTDIR: motiond(8), motionctl(1), motiond-rotate(1) and
+# monitor-sensor(1) from their ArgumentParser definitions by swift-argument-parser's own manual
+# generator (the GenerateManual plugin's tool, which reads each command's
+# --experimental-dump-help), and
 # motiond.toml(5) from the annotated etc/motiond/motiond.toml (scripts/config-manpage.py): the
 # pages say what the code and the shipped file say, always.
 #
 # Usage: scripts/manpages.sh BINDIR OUTDIR
-#   BINDIR: where motiond, motionctl and the motiond-rotate link are (.build/release).
+#   BINDIR: where motiond, motionctl and the motiond-rotate and monitor-sensor links are (.build/release).
 # The date on the pages: $SOURCE_DATE_EPOCH (as Debian's builds set it), else the last
 # commit's, else today.
 set -eu
@@ -29,8 +30,9 @@ mkdir -p "$out"
 "$tool" "$bindir/motiond" --section 8 --date "$date" --authors "motiond maintainers" -o "$out"
 "$tool" "$bindir/motionctl" --section 1 --date "$date" --authors "motiond maintainers" -o "$out"
 "$tool" "$bindir/motiond-rotate" --section 1 --date "$date" --authors "motiond maintainers" -o "$out"
+"$tool" "$bindir/monitor-sensor" --section 1 --date "$date" --authors "motiond maintainers" -o "$out"
 # A blank line in the commands' discussions is a paragraph break: mdoc's, not an empty line
 # (which groff warns about).
-sed -i 's/^$/.Pp/' "$out/motiond.8" "$out/motionctl.1" "$out/motiond-rotate.1"
+sed -i 's/^$/.Pp/' "$out/motiond.8" "$out/motionctl.1" "$out/motiond-rotate.1" "$out/monitor-sensor.1"
 python3 scripts/config-manpage.py --date "$date" --version "$version" etc/motiond/motiond.toml "$out/motiond.toml.5"
 echo "manual pages of motiond $version ($date) in $out: $(cd "$out" && ls | tr '\n' ' ')" >&2

@@ -20,9 +20,12 @@ struct MotionCtl: ParsableCommand {
     }
 }
 
-// One binary, two commands: started through its `motiond-rotate` link, the rotation helper.
+// One binary, three commands: started through its `motiond-rotate` link, the rotation helper;
+// through `monitor-sensor` (the motiond-sensor-proxy package's), iio-sensor-proxy's client.
 if Console.program == "motiond-rotate" {
     RotateCommand.main()
+} else if Console.program == "monitor-sensor" {
+    MonitorSensor.main()
 } else {
     MotionCtl.main()
 }

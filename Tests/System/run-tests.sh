@@ -337,8 +337,14 @@ feed accel 0 0 -9.80665
 systemctl unmask --runtime iio-sensor-proxy.service >/dev/null 2>&1
 systemctl start iio-sensor-proxy.service
 peerpid=$(systemctl show -p MainPID --value iio-sensor-proxy.service)
+# Debian's monitor-sensor comes with iio-sensor-proxy: a copy stays for when the
+# motiond-sensor-proxy package has replaced both (k).
+cp /usr/bin/monitor-sensor /run/debian-monitor-sensor
 stdbuf -oL monitor-sensor >/run/monitor-sensor-peer.log 2>&1 &
 peermon=$!
+# A Qt application through QtSensors' iio-sensor-proxy backend, following the same poses.
+python3 "$here/qt-sensors.py" 120 >/run/qt-peer.log 2>&1 &
+peerqt=$!
 accdir=$(iio_by_name accel_3d)
 if wait_for 20 grep -q '^1$' $accdir/buffer/enable; then
     # At rest, claimed, on the same device motiond reads below: the peer's power beside motiond's.
@@ -366,7 +372,7 @@ else
     diag "iio-sensor-proxy:"; journalctl -q -o cat -u iio-sensor-proxy.service | grep -v -E 'No new data|Accel read from' | tail -25
     diag "udev: $(udevadm info -q property -p $accdir | grep IIO_SENSOR_PROXY_TYPE); triggers: $(cat /sys/bus/iio/devices/trigger*/name | tr '\n' ' ')"
 fi
-kill $peermon 2>/dev/null; wait $peermon 2>/dev/null
+kill $peermon $peerqt 2>/dev/null; wait $peermon $peerqt 2>/dev/null
 # From here on motiond is alone, as after the switch in the README ("Replacing iio-sensor-proxy").
 systemctl mask --runtime --now iio-sensor-proxy.service >/dev/null 2>&1
 # iio-sensor-proxy leaves its buffer enabled when it stops, and motiond, finding it so, keeps
@@ -443,31 +449,58 @@ else
     result restart-state FAIL "pid $new: '$restored'; '$bias'"
 fi
 
-# The sampling frequencies as the kernel (and the restarts' restores) left them: systemctl stop
-# must put back whatever motiond writes from now on.
-freq_before=$(frequencies)
-# Buffers enabled now are not motiond's (iio-sensor-proxy leaves its buffer enabled when it stops).
-enabled_before=$(for d in /sys/bus/iio/devices/iio:device*; do [ "$(cat $d/buffer/enable 2>/dev/null)" = 1 ] && printf '%s ' ${d##*/}; done)
-
-# (k) the desktop's D-Bus API: [dbus] sensor-proxy turned on by a reload (same process), motiond
-#     owns net.hadess.SensorProxy on the real system bus with the installed policy, and Debian's
-#     monitor-sensor shows the same orientation changes as it did from iio-sensor-proxy.
+# (k) the package swap, as a desktop user makes it: iio-sensor-proxy runs again, followed by
+#     Debian's monitor-sensor (the desktop's client), and apt installs motiond-sensor-proxy over
+#     it (Conflicts/Replaces: apt removes iio-sensor-proxy). motiond restarts with its D-Bus face
+#     and owns net.hadess.SensorProxy on the real system bus with the package's policy; the same
+#     client, never restarted, sees the service go and come back and claims again; motiond's
+#     socket service goes on; monitor-sensor is now motiond's.
+feed accel 0 0 -9.80665
+systemctl unmask --runtime iio-sensor-proxy.service >/dev/null 2>&1
+systemctl start iio-sensor-proxy.service
+stdbuf -oL /run/debian-monitor-sensor >/run/monitor-sensor-swap.log 2>&1 &
+swapmon=$!
+wait_for 20 grep -q '=== Has accelerometer' /run/monitor-sensor-swap.log
+oldpid=$(systemctl show -p MainPID --value motiond.service)
+aptsaid=$(DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$here"/motiond-sensor-proxy_*.deb 2>&1); aptstatus=$?
 pid=$(systemctl show -p MainPID --value motiond.service)
+owner() { busctl --system call org.freedesktop.DBus / org.freedesktop.DBus GetConnectionUnixProcessID s net.hadess.SensorProxy 2>/dev/null | awk '{print $2}'; }
+owned() { [ "$(owner)" = "$pid" ]; }
+reclaimed() { sed -n '/iio-sensor-proxy vanished/,$p' /run/monitor-sensor-swap.log | grep -q '=== Has accelerometer'; }
+states="motiond-sensor-proxy:$(dpkg-query -W -f '${Status}' motiond-sensor-proxy 2>&1 | awk '{print $NF}') iio-sensor-proxy:$(dpkg-query -W -f '${Status}' iio-sensor-proxy 2>&1 | awk '{print $NF}')"
+# Its control fields and files; the motiond package has none of the face's.
+fields=$(dpkg-query -W -f 'Provides: ${Provides}; Conflicts: ${Conflicts}; Replaces: ${Replaces}; Depends: ${Depends}' motiond-sensor-proxy 2>&1)
+files=$(dpkg -L motiond-sensor-proxy 2>/dev/null | grep -cxE '/usr/bin/monitor-sensor|/usr/share/man/man1/monitor-sensor.1.gz|/lib/systemd/system/motiond.service.d/sensor-proxy.conf|/usr/share/dbus-1/system.d/motiond-sensor-proxy.conf|/usr/share/polkit-1/actions/motiond.net.hadess.SensorProxy.policy')
+theface=$(dpkg -L motiond | grep -cE 'dbus-1|polkit-1|monitor-sensor|service\.d')
+if [ $aptstatus = 0 ] && [ "$states" = "motiond-sensor-proxy:installed iio-sensor-proxy:config-files" ] && wait_for 20 owned &&
+   [ "$fields" = "Provides: iio-sensor-proxy; Conflicts: iio-sensor-proxy; Replaces: iio-sensor-proxy; Depends: motiond (= $(motiond --version))" ] &&
+   [ "$files" = 5 ] && [ "$theface" = 0 ] &&
+   [ "$pid" != "$oldpid" ] && wait_for 20 reclaimed && systemctl -q is-active motiond.socket &&
+   [ "$(readlink -f /usr/bin/monitor-sensor)" = /usr/bin/motionctl ] && ! systemctl -q is-active iio-sensor-proxy.service; then
+    result package-swap PASS "apt: $(echo "$aptsaid" | grep -E '^(Removing|Setting up)' | tr '\n' '|'); $states; $fields; its 5 files; motiond pid $oldpid -> $pid owns net.hadess.SensorProxy; Debian's monitor-sensor (same process): $(sed -n '/iio-sensor-proxy vanished/,$p' /run/monitor-sensor-swap.log | head -3 | tr '\n' '|'); monitor-sensor -> $(readlink -f /usr/bin/monitor-sensor)"
+else
+    result package-swap FAIL "apt ($aptstatus): $(echo "$aptsaid" | tail -6 | tr '\n' '|'); $states; $fields; $files of its 5 files; $theface of the face's in motiond; motiond pid $oldpid -> $pid, name owner '$(owner)'; iio-sensor-proxy $(systemctl is-active iio-sensor-proxy.service); socket $(systemctl is-active motiond.socket); monitor-sensor -> $(readlink -f /usr/bin/monitor-sensor); client: $(tail -5 /run/monitor-sensor-swap.log | tr '\n' '|'); motiond: $(journalctl -q -o cat _PID=$pid | tail -5 | tr '\n' '|')"
+fi
+
+# (k1) [dbus] sensor-proxy in the configuration and a reload: the same process, the face kept.
 printf '\n[dbus]\nsensor-proxy = true\n' >> /etc/motiond/motiond.toml
 systemctl reload motiond.service
 reloaded() { journalctl -q -o cat _PID=$pid | grep -q 'configuration reloaded'; }
-owner() { busctl --system call org.freedesktop.DBus / org.freedesktop.DBus GetConnectionUnixProcessID s net.hadess.SensorProxy 2>/dev/null | awk '{print $2}'; }
-owned() { [ "$(owner)" = "$pid" ]; }
 if wait_for 10 reloaded && wait_for 10 owned &&
    [ "$(systemctl show -p MainPID --value motiond.service)" = "$pid" ]; then
     result reload PASS "systemctl reload: same pid $pid, $(journalctl -q -o cat _PID=$pid | grep 'configuration reloaded' | tail -1); net.hadess.SensorProxy owned by pid $(owner)"
 else
     result reload FAIL "pid $pid -> $(systemctl show -p MainPID --value motiond.service); reloaded: $(journalctl -q -o cat _PID=$pid | grep -i reload | tail -2 | tr '\n' '|'); name owner: '$(owner)'"
 fi
+# (k2) the desktop's clients on motiond, as on iio-sensor-proxy in (h): monitor-sensor (now
+#     motiond's own) and Debian's beside it (the client of the swap), and the Qt application.
 feed accel 0 0 -9.80665
 sleep 1
+swapped=$(wc -l < /run/monitor-sensor-swap.log)
 stdbuf -oL monitor-sensor >/run/monitor-sensor-motiond.log 2>&1 &
 ours=$!
+python3 "$here/qt-sensors.py" 120 >/run/qt-motiond.log 2>&1 &
+oursqt=$!
 # The screen-rotation helper (a MotionClient program) follows the same poses, through a command
 # backend instead of a compositor.
 motiond-rotate --backend command --command "true {orientation} {rotation}" --debounce 0.5 >/run/rotate.log 2>&1 &
@@ -475,10 +508,23 @@ rot=$!
 wait_for 10 grep -q 'Has accelerometer' /run/monitor-sensor-motiond.log
 poses
 mine=$(changes /run/monitor-sensor-motiond.log)
-if [ -n "$mine" ] && [ "$mine" = "$peer" ]; then
-    result dbus-monitor-sensor PASS "monitor-sensor from motiond: $mine(the same as from iio-sensor-proxy); $(grep '=== Has accelerometer' /run/monitor-sensor-motiond.log | head -1)"
+tail -n +$((swapped + 1)) /run/monitor-sensor-swap.log >/run/monitor-sensor-debian-motiond.log
+theirs=$(changes /run/monitor-sensor-debian-motiond.log)
+if [ -n "$mine" ] && [ "$mine" = "$peer" ] && [ "$theirs" = "$peer" ]; then
+    result dbus-monitor-sensor PASS "monitor-sensor (motiond's) from motiond: $mine(the same as Debian's from iio-sensor-proxy, and Debian's from motiond); $(grep '=== Has accelerometer' /run/monitor-sensor-motiond.log | head -1)"
 else
-    result dbus-monitor-sensor FAIL "from motiond: '$mine'; from iio-sensor-proxy: '$peer'; $(head -c 400 /run/monitor-sensor-motiond.log | tr '\n' '|')"
+    result dbus-monitor-sensor FAIL "motiond's monitor-sensor from motiond: '$mine'; Debian's from motiond: '$theirs'; Debian's from iio-sensor-proxy: '$peer'; $(head -c 400 /run/monitor-sensor-motiond.log | tr '\n' '|')"
+fi
+# Qt's readings: the orientations in order (repeats folded; a leading Undefined left out: it
+# depends on whether the claim is answered before the first reading, as iio-sensor-proxy 3.0
+# does, or with it), and the light readings.
+qtseen() { awk '$1 == "orientation" && $2 != p {print $2; p = $2} $1 == "light" || / did not start/ {print}' "$1" | sed '/^Undefined$/{1d}' | tr '\n' ' '; }
+kill $oursqt 2>/dev/null; wait $oursqt 2>/dev/null
+qtpeer=$(qtseen /run/qt-peer.log); qtours=$(qtseen /run/qt-motiond.log)
+if echo "$qtours" | grep -q 'TopUp .*Up .*Up .*TopUp' && [ "$qtours" = "$qtpeer" ]; then
+    result qt-sensors PASS "QtSensors (iio-sensor-proxy backend) from motiond: $qtours(the same as from iio-sensor-proxy)"
+else
+    result qt-sensors FAIL "QtSensors from motiond: '$qtours'; from iio-sensor-proxy: '$qtpeer'; $(head -c 300 /run/qt-motiond.log | tr '\n' '|'); peer: $(head -c 300 /run/qt-peer.log | tr '\n' '|')"
 fi
 rotated=$(grep -o 'rotating to [A-Za-z]*' /run/rotate.log | awk '{print $3}' | tr '\n' ' ')
 if echo " $rotated" | grep -qE ' portrait .*landscape(Left|Right) .*landscape(Left|Right) .*portrait '; then
@@ -491,7 +537,43 @@ kill $rot 2>/dev/null; wait $rot 2>/dev/null
 power motiond-dbus-claimed-at-rest $pid 15
 diag "motiond at rest: $(motionctl status 2>&1 | grep -E '^ +(accelerometer|gyroscope|magnetometer)|^subscriptions|^clients' | tr -s ' ' | tr '\n' '|')"
 diag "threads: $(for t in /proc/$pid/task/*; do printf '%s:%s ' "$(cat $t/comm)" "$(awk '/ctxt_switches/{s+=$2} END{print s}' $t/status)"; done)"
-kill $ours 2>/dev/null; wait $ours 2>/dev/null
+kill $ours $swapmon 2>/dev/null; wait $ours $swapmon 2>/dev/null
+
+# (k3) and back: apt installs Debian's iio-sensor-proxy again (its .deb beside this script: the
+#      guest is offline), which removes motiond-sensor-proxy: iio-sensor-proxy owns the name,
+#      motiond restarts without the face and its socket service still answers.
+#      Its unit is static: udev starts it, through the rule apt just installed (motiond's
+#      dpkg trigger on that rule adds the sensors again).
+oldpid=$(systemctl show -p MainPID --value motiond.service)
+starts() { journalctl -q -o cat -u iio-sensor-proxy.service | grep -c 'Starting'; }
+started=$(starts)
+aptsaid=$(DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$here"/iio-sensor-proxy_*.deb 2>&1); aptstatus=$?
+states="motiond-sensor-proxy:$(dpkg-query -W -f '${Status}' motiond-sensor-proxy 2>&1 | awk '{print $NF}') iio-sensor-proxy:$(dpkg-query -W -f '${Status}' iio-sensor-proxy 2>&1 | awk '{print $NF}')"
+peerowns() { p=$(systemctl show -p MainPID --value iio-sensor-proxy.service); [ "$p" != 0 ] && [ "$(owner)" = "$p" ]; }
+pid=$(systemctl show -p MainPID --value motiond.service)
+# (config-files: dpkg keeps a removed package that has a postrm until it is purged.)
+if [ $aptstatus = 0 ] && echo "$states" | grep -qxE 'motiond-sensor-proxy:(config-files|not-installed) iio-sensor-proxy:installed' &&
+   wait_for 30 peerowns && [ "$pid" != "$oldpid" ] && systemctl -q is-active motiond.socket && motionctl status --wait 20 >/run/status-swapped-back.log 2>&1 &&
+   [ ! -e /lib/systemd/system/motiond.service.d/sensor-proxy.conf ] && [ ! -L /usr/bin/monitor-sensor ]; then
+    result package-swap-back PASS "apt: $(echo "$aptsaid" | grep -E '^(Removing|Setting up|Processing triggers for motiond)' | tr '\n' '|'); $states; net.hadess.SensorProxy owned by iio-sensor-proxy (pid $(owner), started by udev: $(( $(starts) - started )) start after apt); motiond pid $oldpid -> $pid, socket service: $(grep -E '^ +accelerometer' /run/status-swapped-back.log | head -1 | tr -s ' ')"
+else
+    result package-swap-back FAIL "apt ($aptstatus): $(echo "$aptsaid" | tail -6 | tr '\n' '|'); $states; name owner '$(owner)', iio-sensor-proxy $(systemctl is-active iio-sensor-proxy.service), $(( $(starts) - started )) starts after apt: $(journalctl -q -o cat -u iio-sensor-proxy.service | grep -v -E 'Accel read from|No new data' | tail -4 | tr '\n' '|'); accel_3d: $(udevadm info -q property -p $(iio_by_name accel_3d) | grep SYSTEMD_WANTS); motiond pid $oldpid -> $pid, socket $(systemctl is-active motiond.socket); motionctl: $(head -c 300 /run/status-swapped-back.log); drop-in: $(ls /lib/systemd/system/motiond.service.d 2>&1)"
+fi
+# From here on motiond is alone again; the hub is plugged in anew (iio-sensor-proxy left the
+# accelerometer's buffer enabled when apt stopped it in (k)).
+systemctl mask --runtime --now iio-sensor-proxy.service >/dev/null 2>&1
+feed unplug
+wait_for 15 gone
+feed replug
+wait_for 30 have_all
+udevadm settle -t 30
+
+# The sampling frequencies as the kernel (and the restarts' restores) left them: systemctl stop
+# must put back whatever motiond writes from now on.
+freq_before=$(frequencies)
+# Buffers enabled now are not motiond's (iio-sensor-proxy leaves its buffer enabled when it stops).
+enabled_before=$(for d in /sys/bus/iio/devices/iio:device*; do [ "$(cat $d/buffer/enable 2>/dev/null)" = 1 ] && printf '%s ' ${d##*/}; done)
+
 # (l) system suspend (S3, through systemd; the host wakes the guest after about 3 s): the same
 #     motiond and the same client go on, the samples' boot-clock stamps jump over the sleep, and
 #     the attitude restarts from gravity: the device, turned upright as the machine went to

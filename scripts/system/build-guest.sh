@@ -44,8 +44,10 @@ vmlinuz=$kdir/unpacked/boot/vmlinuz-$kver
 # client motiond's net.hadess.SensorProxy face is tried with; python3 runs the Python example;
 # procps has kill (the unit's ExecReload), as on any Debian system but minbase's; libinput-tools
 # has `libinput debug-events`, which reads motiond's tablet-mode switch as a desktop would;
-# man-db shows the manual pages the motiond package installs.
-pkgs="systemd systemd-sysv udev dbus kmod libiio0 libudev1 libsystemd0 iio-sensor-proxy python3 procps libinput-tools man-db"
+# man-db shows the manual pages the motiond package installs; python3-pyqt5.qtsensors is
+# QtSensors with its iio-sensor-proxy plugin, a desktop's client of net.hadess.SensorProxy
+# (the Qt check compares what it reads from iio-sensor-proxy and from motiond).
+pkgs="systemd systemd-sysv udev dbus kmod libiio0 libudev1 libsystemd0 iio-sensor-proxy python3 procps libinput-tools man-db python3-pyqt5.qtsensors"
 for bin in "$@"; do
     for lib in $(ldd "$bin" | awk '$3 ~ /^\// {print $3} $1 ~ /^\// {print $1}'); do
         real=$(readlink -f "$lib")

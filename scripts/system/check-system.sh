@@ -37,7 +37,10 @@ stage=$run/stage
 mkdir -p "$stage"
 make -s deb >&2
 mkdir -p "$stage/opt/motiond-system-test" "$stage/etc/systemd/system/multi-user.target.wants"
-cp .build/deb/motiond_*.deb "$stage/opt/motiond-system-test/"
+cp .build/deb/motiond_*.deb .build/deb/motiond-sensor-proxy_*.deb "$stage/opt/motiond-system-test/"
+# Debian's iio-sensor-proxy (the root's), for the guest's swap back: the guest has no network.
+(cd "$stage/opt/motiond-system-test" && apt-get download iio-sensor-proxy >&2 2>/dev/null || apt-get download iio-sensor-proxy >&2)
+install -m755 Tests/System/qt-sensors.py "$stage/opt/motiond-system-test/qt-sensors.py"
 cc -static -O2 -Wall -o "$stage/opt/motiond-system-test/uhid-hub" Tests/System/uhid-hub.c -lm
 install -m755 Tests/System/run-tests.sh "$stage/opt/motiond-system-test/run-tests.sh"
 install -m644 Tests/System/motiond-system-test.service "$stage/etc/systemd/system/"
@@ -81,7 +84,7 @@ fi
 # Every check the runner knows must have reported.
 for name in package-install iio-devices udev-started-service device-permissions udev-rule-run accelerometer-buffered accelerometer-values \
             magnetometer-timestamps journal orientation-landscape shake unplug replug hub-timestamps unplug-without-udev replug-streaming \
-            coexistence python-device-motion watchdog-restart restart-state reload dbus-monitor-sensor rotate-helper suspend-resume buffer-reads stop-restores socket-activation security convertible-posture tablet-mode-switch package-remove-purge; do
+            coexistence python-device-motion watchdog-restart restart-state package-swap reload dbus-monitor-sensor qt-sensors rotate-helper package-swap-back suspend-resume buffer-reads stop-restores socket-activation security convertible-posture tablet-mode-switch package-remove-purge; do
     grep -q "^SYSTEM-TEST $name " "$run/console.log" || { echo "check-system: no result for $name" >&2; failed=$((failed + 1)); status=1; }
 done
 [ "$failed" -eq 0 ] || status=1

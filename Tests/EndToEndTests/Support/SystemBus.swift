@@ -120,9 +120,10 @@ final class SystemBus: Sendable {
 final class MonitorSensor: Sendable {
     private let process: RunningProcess
 
-    init(bus: SystemBus) throws {
+    /// `program`: another monitor-sensor to run (motiond's, MonitorSensorTests), with its options.
+    init(bus: SystemBus, program: String = "monitor-sensor") throws {
         let stamp = #"import sys, time\nfor line in sys.stdin: print(f"{time.time():.6f} {line}", end="", flush=True)"#
-        process = try RunningProcess(["sh", "-c", "stdbuf -oL monitor-sensor | /usr/bin/python3 -u -c \"$(printf '\(stamp)')\""],
+        process = try RunningProcess(["sh", "-c", "stdbuf -oL \(program) | /usr/bin/python3 -u -c \"$(printf '\(stamp)')\""],
                                      environment: bus.environment().merging(["LC_ALL": "C"]) { $1 })
     }
 
