@@ -98,6 +98,8 @@ check: test-deps
 	# Every fuzz target replays its committed corpus (past findings included); fuzzing for a
 	# while is check-fuzz's.
 	$(MAKE) check-fuzz FUZZ_CHECK_SECONDS=0
+	# The README's Swift blocks, built as an application (.build/readme-app) and run against motiond.
+	SWIFT='$(SWIFT)' scripts/readme-snippets.sh .build/debug/motiond
 
 test: check
 

@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "motiond",
-    platforms: [.macOS(.v14)],
+    // Linux only (glibc, libiio, libudev, sd-bus): no platforms to declare.
     products: [
         .executable(name: "motiond", targets: ["motiond"]),
         // One binary for both client tools (one copy of the Swift runtime and FoundationEssentials):
@@ -11,7 +11,9 @@ let package = Package(
         .executable(name: "motionctl", targets: ["motionctl"]),
         // Developer tool, never installed: the benchmarks and the accuracy evaluation.
         .executable(name: "motiond-bench", targets: ["motiond-bench"]),
-        .library(name: "MotionClient", targets: ["MotionClient"]),
+        // As clients/swift's (the client's own package, without this one's dependencies):
+        // with MotionCore, whose data types an application imports.
+        .library(name: "MotionClient", targets: ["MotionClient", "MotionCore"]),
         .library(name: "MotionCore", targets: ["MotionCore"]),
         // For the fuzz targets (Fuzz/): the configuration file parser.
         .library(name: "MotionConfiguration", targets: ["MotionConfiguration"]),
