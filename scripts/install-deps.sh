@@ -20,6 +20,8 @@ if [ "${1:-build}" = test ]; then
     # and iio-sensor-proxy (its monitor-sensor client, and itself side by side).
     # PeerSuiteTests' client (Tests/Tools/sensor-proxy-client.py) speaks python-dbus on a GLib loop.
     want="$want $bus libglib2.0-bin python3-dbusmock python3-dbus python3-gi iio-sensor-proxy coreutils"
+    # QtSensorsTests: Qt's own iio-sensor-proxy backend as a desktop application uses it.
+    want="$want python3-pyqt5.qtsensors"
     # The manual pages are rendered as a user would (man -l); the completions run in each shell.
     want="$want man-db groff-base zsh fish"
     # readelf: which libraries the client binary links.
