@@ -87,6 +87,7 @@ demo: build
 check: test-deps
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
 	ln -sf motionctl .build/debug/motiond-rotate
+	ln -sf motionctl .build/debug/monitor-sensor
 	# The manual pages as make install writes them, for CommandConventionsTests to read.
 	scripts/manpages.sh .build/debug .build/check-man
 	# The umockdev preload lets hot-plug tests send uevents from the test process; it passes
