@@ -1,0 +1,78 @@
+"""motiond.MotionManager (synchronous, handlers on its thread) against a real daemon."""
+
+from __future__ import annotations
+
+import queue
+import unittest
+from typing import Optional
+
+import motiond
+from support import DaemonTestCase
+
+PATIENCE = 20
+
+
+class MotionManagerTests(DaemonTestCase):
+    def manager(self, socket: str) -> motiond.MotionManager:
+        manager = motiond.MotionManager(socket)
+        self.addCleanup(manager.close)
+        return manager
+
+    def test_accelerometer_updates_reach_the_handler_and_the_property(self) -> None:
+        daemon = self.start_still()
+        motion = self.manager(daemon.socket)
+        received: "queue.Queue[object]" = queue.Queue()
+        motion.start_accelerometer_updates(lambda value, error: received.put(value or error), interval=0.05)
+        self.assertTrue(motion.is_accelerometer_active)
+        value = received.get(timeout=PATIENCE)
+        self.assertIsInstance(value, motiond.AccelerometerData)
+        self.assertAlmostEqual(value.acceleration.z, -1.0, delta=0.1)
+        self.assertIsNotNone(motion.accelerometer_data)
+        motion.stop_accelerometer_updates()
+        self.assertFalse(motion.is_accelerometer_active)
+
+    def test_device_motion_without_a_handler_keeps_the_latest_value(self) -> None:
+        daemon = self.start_still()
+        motion = self.manager(daemon.socket)
+        motion.start_device_motion_updates(interval=0.05)
+        values = motion.updates("deviceMotion", timeout=PATIENCE, interval=0.05)
+        first = next(values)
+        values.close()
+        self.assertIsInstance(first, motiond.DeviceMotion)
+        self.assertIsNotNone(motion.device_motion)
+        pulled = motion.get("deviceMotion")
+        self.assertIsInstance(pulled.value, motiond.DeviceMotion)
+        self.assertGreaterEqual(pulled.age, 0)
+
+    def test_orientation_and_availability_events(self) -> None:
+        daemon = self.start_still()
+        motion = self.manager(daemon.socket)
+        orientations: "queue.Queue[motiond.OrientationChange]" = queue.Queue()
+        observation = motion.observe_orientation(lambda value, error: value and orientations.put(value))
+        self.assertEqual(orientations.get(timeout=PATIENCE).orientation, "faceUp")
+        observation.cancel()
+        sensors: "queue.Queue[motiond.Availability]" = queue.Queue()
+        motion.observe_availability(lambda value, error: value and sensors.put(value))
+        first = sensors.get(timeout=PATIENCE)
+        self.assertIsInstance(first, motiond.Availability)
+        self.assertTrue(motion.is_available("accelerometer"))
+        self.assertFalse(motion.is_available("hinge"))  # a replayed slate has no base
+
+    def test_missing_magnetometer_is_reported_to_the_handler(self) -> None:
+        daemon = self.start("sim:", ["--sensors", "accelerometer", "gyroscope"])
+        motion = self.manager(daemon.socket)
+        errors: "queue.Queue[Optional[motiond.MotionError]]" = queue.Queue()
+        motion.start_magnetometer_updates(lambda value, error: errors.put(error))
+        error = errors.get(timeout=PATIENCE)
+        self.assertIsInstance(error, motiond.SensorUnavailable)
+        self.assertIn("magnetometer", str(error))
+
+    def test_unreachable_daemon_is_named(self) -> None:
+        motion = self.manager(f"{self.directory}/nobody.sock")
+        with self.assertRaises(motiond.DaemonUnreachable) as error:
+            motion.wait_connected(timeout=0.5)
+        self.assertIn("nobody.sock", str(error.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
