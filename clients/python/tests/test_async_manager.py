@@ -87,6 +87,7 @@ class AsyncMotionManagerTests(DaemonTestCase):
                 updates = motion.accelerometer_updates(interval=0.05)
                 first = await asyncio.wait_for(updates.__anext__(), PATIENCE)
                 await asyncio.get_running_loop().run_in_executor(None, daemon.stop)
+                await asyncio.sleep(0.5)  # attempts fail meanwhile (back-off 0.05, 0.1, 0.2 s)
                 replacement = self.start("sim:")
                 self.assertEqual(replacement.socket, daemon.socket)
                 # The same iterator goes on with the new daemon's values.
