@@ -31,11 +31,23 @@ def still_trace(directory: str, seconds: float = 60) -> str:
     return path
 
 
-class Daemon:
-    """``motiond --no-config --source SOURCE --socket DIR/motiond.sock`` until :meth:`stop`."""
+def laptop_trace(directory: str, seconds: float = 60) -> str:
+    """A convertible open at 90° on a desk: the display upright, the base flat (its
+    accelerometer in the display's frame as the closed lid defines it)."""
+    rows = ["t,acc_x,acc_y,acc_z,base_acc_x,base_acc_y,base_acc_z"]
+    rows += [f"{i / 100},0,9.81,0,0,0,-9.81" for i in range(int(seconds * 100))]
+    path = os.path.join(directory, "laptop.csv")
+    with open(path, "w") as trace:
+        trace.write("\n".join(rows) + "\n")
+    return path
 
-    def __init__(self, source: str, directory: str, extra: Optional[List[str]] = None) -> None:
-        self.socket = os.path.join(directory, "motiond.sock")
+
+class Daemon:
+    """``motiond --no-config --source SOURCE --socket DIR/SOCKET`` until :meth:`stop`."""
+
+    def __init__(self, source: str, directory: str, extra: Optional[List[str]] = None,
+                 socket: str = "motiond.sock") -> None:
+        self.socket = os.path.join(directory, socket)
         self.log = open(os.path.join(directory, f"motiond-{time.monotonic_ns()}.log"), "w")
         self.process = subprocess.Popen([MOTIOND, "--no-config", "--source", source, "--socket", self.socket,
                                          "--log-target", "stderr", *(extra or [])],
@@ -67,10 +79,15 @@ class DaemonTestCase(unittest.TestCase):
         self.directory = tempfile.mkdtemp(prefix="motiond-python-")
         self.addCleanup(shutil.rmtree, self.directory, True)
 
-    def start(self, source: str = "sim:", extra: Optional[List[str]] = None) -> Daemon:
-        daemon = Daemon(source, self.directory, extra)
+    def start(self, source: str = "sim:", extra: Optional[List[str]] = None, socket: str = "motiond.sock") -> Daemon:
+        """A daemon on DIRECTORY/``socket`` (the same name again: a replacement at the same path)."""
+        daemon = Daemon(source, self.directory, extra, socket)
         self.addCleanup(daemon.stop)
         return daemon
+
+    def start_laptop(self) -> Daemon:
+        """A daemon replaying a convertible open at 90° (posture ``laptop``)."""
+        return self.start(f"replay:{laptop_trace(self.directory)}", socket="laptop.sock")
 
     def start_still(self, extra: Optional[List[str]] = None) -> Daemon:
         """A daemon replaying a device lying still, face up."""

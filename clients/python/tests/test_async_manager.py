@@ -103,6 +103,20 @@ class AsyncMotionManagerTests(DaemonTestCase):
             self.assertEqual(sum(1 for e in events if e is not None), 1, events)
         self.run_async(scenario())
 
+    def test_hinge_angle_and_posture_of_a_convertible(self) -> None:
+        daemon = self.start_laptop()
+
+        async def scenario() -> None:
+            async with motiond.AsyncMotionManager(daemon.socket) as motion:
+                posture = await asyncio.wait_for(motion.postures().__anext__(), PATIENCE)
+                self.assertIsInstance(posture, motiond.PostureChange)
+                self.assertEqual(posture.posture, "laptop")
+                hinge = await asyncio.wait_for(motion.hinge_angles(interval=0.1).__anext__(), PATIENCE)
+                self.assertIsInstance(hinge, motiond.HingeAngle)
+                self.assertAlmostEqual(hinge.angle, 90, delta=5)
+                self.assertTrue(motion.is_available("hinge"))
+        self.run_async(scenario())
+
     def test_backoff_doubles_to_two_seconds_and_resets(self) -> None:
         backoff = motiond.Backoff()
         delays = [backoff.next_delay() for _ in range(8)]

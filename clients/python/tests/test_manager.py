@@ -67,6 +67,24 @@ class MotionManagerTests(DaemonTestCase):
         self.assertIsInstance(error, motiond.SensorUnavailable)
         self.assertIn("magnetometer", str(error))
 
+    def test_shake_phases_and_convertible_events_reach_their_handlers(self) -> None:
+        # The simulated IMU's script shakes the device once a loop (about 15 s in).
+        daemon = self.start("sim:")
+        motion = self.manager(daemon.socket)
+        phases: "queue.Queue[str]" = queue.Queue()
+        motion.observe_shake(lambda value, error: value and phases.put(value.phase))
+        self.assertEqual(phases.get(timeout=60), "began")
+        self.assertEqual(phases.get(timeout=PATIENCE), "ended")
+
+        laptop = self.start_laptop()
+        convertible = self.manager(laptop.socket)
+        events: "queue.Queue[object]" = queue.Queue()
+        convertible.observe_posture(lambda value, error: events.put(value or error))
+        self.assertEqual(events.get(timeout=PATIENCE).posture, "laptop")
+        angles: "queue.Queue[object]" = queue.Queue()
+        convertible.observe_hinge(lambda value, error: angles.put(value or error), interval=0.2)
+        self.assertAlmostEqual(angles.get(timeout=PATIENCE).angle, 90, delta=5)
+
     def test_unreachable_daemon_is_named(self) -> None:
         motion = self.manager(f"{self.directory}/nobody.sock")
         with self.assertRaises(motiond.DaemonUnreachable) as error:

@@ -12,7 +12,7 @@ from .errors import (DaemonError, DaemonUnreachable, Goodbye, MotionError, Proto
 from .messages import (AccelerometerData, Availability, DeviceMotion, GoodbyeMessage, GyroData, Heading, HingeAngle,
                        Hello, LightLevel, MagnetometerData, Message, OrientationChange, PostureChange, ProximityChange,
                        PullResult, Reply, Shake, Gesture, TiltChange, parse_line)
-from .wire import MAXIMUM_LINE_LENGTH, PROTOCOL_VERSION, encode_request, socket_path
+from .wire import MAXIMUM_LINE_LENGTH, PROTOCOL_VERSION, encode_request, resolve_socket
 
 #: What a listener receives: a value of its stream, or an error about it.
 Delivery = Union[Message, MotionError]
@@ -67,8 +67,9 @@ class AsyncMotionManager:
     while the daemon is unreachable they wait for it.
     """
 
-    def __init__(self, socket_path_: Optional[str] = None, *, timeout: float = 5.0) -> None:
-        self.path = socket_path(socket_path_)
+    def __init__(self, socket_path: Optional[str] = None, *, timeout: float = 5.0) -> None:
+        #: The daemon's socket: ``socket_path``, else ``$MOTIOND_SOCKET``, else the default.
+        self.path = resolve_socket(socket_path)
         #: Seconds a request waits for the connection and for its reply.
         self.timeout = timeout
         #: The current connection's hello (None while disconnected).

@@ -11,7 +11,7 @@ from typing import Any, Deque, Iterator, Optional
 
 from .errors import AccessDenied, DaemonUnreachable, Goodbye, ProtocolMismatch, error_from_reply
 from .messages import GoodbyeMessage, Hello, Message, PullResult, Reply, parse_line
-from .wire import MAXIMUM_LINE_LENGTH, PROTOCOL_VERSION, encode_request, socket_path
+from .wire import MAXIMUM_LINE_LENGTH, PROTOCOL_VERSION, encode_request, resolve_socket
 
 #: Seconds between attempts while ``wait`` lasts (motionctl's ``--wait`` polls the same way).
 CONNECT_POLL = 0.1
@@ -47,7 +47,7 @@ class Connection:
     """
 
     def __init__(self, path: Optional[str] = None, *, timeout: float = 5.0, wait: float = 0.0) -> None:
-        self.path = socket_path(path)
+        self.path = resolve_socket(path)
         self.timeout = timeout
         self._socket = _connect(self.path, timeout, wait)
         self._reader = self._socket.makefile("rb")

@@ -14,7 +14,7 @@ PROTOCOL_VERSION = 1
 MAXIMUM_LINE_LENGTH = 65_536
 
 
-def socket_path(path: "str | None" = None) -> str:
+def resolve_socket(path: "str | None" = None) -> str:
     """The socket to use: ``path``, else ``$MOTIOND_SOCKET``, else :data:`DEFAULT_SOCKET`."""
     return path or os.environ.get("MOTIOND_SOCKET") or DEFAULT_SOCKET
 
