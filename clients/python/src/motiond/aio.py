@@ -139,7 +139,7 @@ class AsyncMotionManager:
             writer: Optional[asyncio.StreamWriter] = None
             try:
                 reader, writer = await asyncio.open_unix_connection(self.path, limit=2 * MAXIMUM_LINE_LENGTH)
-                hello = await asyncio.wait_for(self._read(reader), self.timeout)
+                hello = parse_line(await asyncio.wait_for(self._read(reader), self.timeout))
                 if isinstance(hello, Reply) and not hello.ok:
                     raise error_from_reply({"error": hello.error}, "motiond refuses this connection")
                 if not isinstance(hello, Hello):
@@ -155,7 +155,12 @@ class AsyncMotionManager:
                 for listener in list(self._connection_listeners):
                     listener(None)
                 while True:
-                    self._dispatch(await self._read(reader))
+                    line = await self._read(reader)
+                    try:
+                        message = parse_line(line)
+                    except ProtocolMismatch:
+                        continue  # after the hello, one line this client cannot read is skipped
+                    self._dispatch(message)
             except asyncio.CancelledError:
                 self._disconnected(writer, DaemonUnreachable("the motion manager was closed"), notify=False)
                 raise
@@ -167,7 +172,7 @@ class AsyncMotionManager:
             await asyncio.sleep(backoff.next_delay())
 
     @staticmethod
-    async def _read(reader: asyncio.StreamReader) -> Message:
+    async def _read(reader: asyncio.StreamReader) -> bytes:
         try:
             line = await reader.readuntil(b"\n")
         except asyncio.IncompleteReadError as error:
@@ -176,7 +181,7 @@ class AsyncMotionManager:
             raise DaemonUnreachable("motiond closed the connection") from None
         except asyncio.LimitOverrunError:
             raise ProtocolMismatch(f"a line from motiond exceeds {MAXIMUM_LINE_LENGTH} bytes") from None
-        return parse_line(line)
+        return line
 
     def _disconnected(self, writer: Optional[asyncio.StreamWriter], error: MotionError, notify: bool = True) -> None:
         was_connected = self.is_connected
