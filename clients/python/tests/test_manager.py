@@ -31,6 +31,24 @@ class MotionManagerTests(DaemonTestCase):
         motion.stop_accelerometer_updates()
         self.assertFalse(motion.is_accelerometer_active)
 
+    def test_a_handler_may_read_the_manager_and_is_told_what_it_cannot_do(self) -> None:
+        daemon = self.start_still()
+        motion = self.manager(daemon.socket)
+        seen: "queue.Queue[object]" = queue.Queue()
+
+        def handler(value: object, error: object) -> None:
+            try:
+                seen.put((motion.is_available("accelerometer"), motion.accelerometer_data is not None,
+                          motion.sensors["accelerometer"]["available"]))
+                motion.get("accelerometer")
+            except RuntimeError as refusal:
+                seen.put(str(refusal))
+            motion.stop_accelerometer_updates()
+        motion.start_accelerometer_updates(handler, interval=0.05)
+        self.assertEqual(seen.get(timeout=PATIENCE), (True, True, True))
+        self.assertIn("get() called in a handler", seen.get(timeout=PATIENCE))
+        self.assertFalse(motion.is_accelerometer_active)
+
     def test_device_motion_without_a_handler_keeps_the_latest_value(self) -> None:
         daemon = self.start_still()
         motion = self.manager(daemon.socket)

@@ -23,7 +23,9 @@ class MotionManager:
 
     A background thread holds the connection, reconnects with back-off when it is lost and
     subscribes again; handlers run on that thread, one at a time, in the order values arrive
-    (hand work to your own thread or queue if it is slow). Every ``start_…_updates`` keeps the
+    (hand work to your own thread or queue if it is slow). In a handler every property and
+    ``observe``/``start``/``stop`` call works; ``get``, ``status`` and ``close`` (which wait for
+    that thread) raise RuntimeError instead of hanging. Every ``start_…_updates`` keeps the
     latest value for its property (``accelerometer_data``, ``device_motion``, …) with or without
     a handler; ``stop_…_updates`` ends it. ``observe_…`` methods return an
     :class:`~motiond.Observation` to cancel.
@@ -58,25 +60,35 @@ class MotionManager:
         """Ends every subscription, closes the connection and stops the thread."""
         if self._loop.is_closed():
             return
-        asyncio.run_coroutine_threadsafe(self._async.close(), self._loop).result()
+        self._wait(self._async.close(), "close")
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join()
         self._loop.close()
 
     def _call(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Runs ``function`` on the manager's thread and returns its result."""
+        """Runs ``function`` on the manager's thread and returns its result (directly when
+        called there, from a handler: waiting for the thread from itself would hang)."""
+        if threading.current_thread() is self._thread:
+            return function(*args, **kwargs)
+
         async def run() -> T:
             return function(*args, **kwargs)
         return asyncio.run_coroutine_threadsafe(run(), self._loop).result()
 
-    def _wait(self, coroutine: Any) -> Any:
+    def _wait(self, coroutine: Any, what: str) -> Any:
+        """Runs a request on the manager's thread and waits for its answer; refused in a handler,
+        where the answer could never come (it is read by the thread the handler blocks)."""
+        if threading.current_thread() is self._thread:
+            coroutine.close()
+            raise RuntimeError(f"MotionManager.{what}() called in a handler would wait forever for the thread "
+                               "that runs the handler: call it from another thread, or use AsyncMotionManager")
         return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
 
     # ---- connection and pulls ---------------------------------------------------------------------
 
     def wait_connected(self, timeout: Optional[float] = None) -> Any:
         """Blocks until connected and returns the hello, or raises why it could not connect."""
-        return self._wait(self._async.wait_connected(timeout))
+        return self._wait(self._async.wait_connected(timeout), "wait_connected")
 
     @property
     def is_connected(self) -> bool:
@@ -90,11 +102,11 @@ class MotionManager:
     def get(self, stream: str, *, frame: Optional[str] = None, orientation: Optional[str] = None) -> PullResult:
         """The daemon's latest value of ``stream`` and its ``age`` in seconds (a pull: it starts
         no sensor; the error ``noSample`` when there is none yet)."""
-        return self._wait(self._async.get(stream, frame=frame, orientation=orientation))
+        return self._wait(self._async.get(stream, frame=frame, orientation=orientation), "get")
 
     def status(self) -> Dict[str, Any]:
         """The daemon's status object (docs/PROTOCOL.md §3.4)."""
-        return self._wait(self._async.status())
+        return self._wait(self._async.status(), "status")
 
     def is_available(self, stream: str) -> bool:
         """Whether every sensor ``stream`` needs is present now."""
