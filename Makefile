@@ -26,7 +26,7 @@ SWIFTFLAGS  ?=
 RELEASEFLAGS ?= --static-swift-stdlib -Xlinker -z -Xlinker now
 DEMO_SECONDS ?= 20
 
-.PHONY: all build bench-tool man deb demo check check-peer check-system check-tsan check-asan test deps test-deps install install-data install-sensor-proxy install-sensor-proxy-dropin install-sensor-proxy-package uninstall-sensor-proxy uninstall clean accuracy bench bench-hinge bench-daemon bench-client bench-power
+.PHONY: all build bench-tool man deb demo check check-python python-wheel check-peer check-system check-tsan check-asan test deps test-deps install install-data install-sensor-proxy install-sensor-proxy-dropin install-sensor-proxy-package uninstall-sensor-proxy uninstall clean accuracy bench bench-hinge bench-daemon bench-client bench-power
 
 all: build
 
@@ -101,8 +101,33 @@ check: test-deps
 	$(MAKE) check-fuzz FUZZ_CHECK_SECONDS=0
 	# The README's Swift blocks, built as an application (.build/readme-app) and run against motiond.
 	SWIFT='$(SWIFT)' scripts/readme-snippets.sh .build/debug/motiond
+	# The Python package (clients/python) against the daemon just built.
+	$(MAKE) check-python
 
 test: check
+
+# The Python package (clients/python): a wheel into .build/python, built offline with Debian's
+# setuptools and wheel; check-python installs the package into a fresh venv as a user would
+# (pip install ./clients/python, its build requirements from Debian's wheels, no network) and
+# runs its unittest suite there against .build/debug/motiond (on sim: and a replayed trace).
+PYTHON3       ?= /usr/bin/python3
+PYTHON_VENV    = .build/python-venv
+PYTHON_WHEELS ?= /usr/share/python-wheels
+python-wheel:
+	@scripts/install-deps.sh python
+	rm -rf .build/python
+	$(PYTHON3) -m pip wheel --no-build-isolation --no-deps --no-index -w .build/python ./clients/python
+	rm -rf clients/python/build clients/python/src/motiond.egg-info
+	@ls .build/python/*.whl
+
+check-python:
+	@scripts/install-deps.sh python
+	test -x .build/debug/motiond || $(SWIFT) build --product motiond $(SWIFTFLAGS)
+	rm -rf $(PYTHON_VENV)
+	$(PYTHON3) -m venv $(PYTHON_VENV)
+	$(PYTHON_VENV)/bin/python -m pip install --quiet --no-index --find-links $(PYTHON_WHEELS) ./clients/python
+	rm -rf clients/python/build clients/python/src/motiond.egg-info
+	cd clients/python/tests && MOTIOND=$(CURDIR)/.build/debug/motiond ../../../$(PYTHON_VENV)/bin/python -m unittest discover -v -s . -t .
 
 # motiond-rotate's end-to-end suite, the one with the compositors. swift test's --filter and
 # --skip are regular expressions, searched in TARGET.SUITE/TEST()/FILE.swift:LINE:COLUMN and in

@@ -1,10 +1,11 @@
 #!/bin/sh
 # Installs the Debian packages motiond needs to build, run and test, when any is missing.
-# Usage: scripts/install-deps.sh [build|test|bench|system|deb|peer]   (test adds the emulation tools; bench
+# Usage: scripts/install-deps.sh [build|test|bench|system|deb|peer|python]   (test adds the emulation tools; bench
 # adds what make bench-power drives: umockdev, iio-sensor-proxy with its private D-Bus system bus;
 # system adds what make check-system needs: QEMU, mmdebstrap, cpio, a static C toolchain; deb
 # what make deb needs: debhelper, lintian and the package's Build-Depends; peer what make check-peer
-# runs iio-sensor-proxy's own integration tests with, and their fr_FR.UTF-8 locale)
+# runs iio-sensor-proxy's own integration tests with, and their fr_FR.UTF-8 locale; python what
+# make python-wheel and check-python build and install the Python package with, offline)
 set -eu
 want="pkg-config libiio-dev libiio-utils libsystemd-dev libudev-dev"
 # dbus-daemon is its own package from Debian 12 on; before, it is in dbus.
@@ -26,6 +27,12 @@ if [ "${1:-build}" = test ]; then
     want="$want man-db groff-base zsh fish"
     # readelf: which libraries the client binary links.
     want="$want binutils"
+fi
+# The Python package: a venv, pip, and setuptools and wheel both installed (for pip wheel
+# --no-build-isolation) and as wheels (/usr/share/python-wheels, for pip install into the venv).
+python="python3 python3-venv python3-pip python3-setuptools python3-wheel python3-setuptools-whl python3-wheel-whl"
+if [ "${1:-build}" = test ] || [ "${1:-build}" = python ]; then
+    want="$want $python"
 fi
 if [ "${1:-build}" = deb ]; then
     want="$want debhelper dpkg-dev lintian pkgconf python3"

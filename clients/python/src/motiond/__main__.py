@@ -1,0 +1,5 @@
+"""``python3 -m motiond monitor …``."""
+
+from .monitor import main
+
+main()
