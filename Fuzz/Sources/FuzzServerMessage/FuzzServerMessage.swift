@@ -26,7 +26,7 @@ public func fuzzServerMessage(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int
 func carriesAttitude(_ message: ServerMessage) -> Bool {
     switch message {
     case .deviceMotion: return true
-    case .reply(_, .success(.value(let value))): return carriesAttitude(value)
+    case .reply(_, .success(.value(let value, _))): return carriesAttitude(value)
     default: return false
     }
 }
