@@ -32,16 +32,9 @@ extension HotplugTests {
     static func watchBoth(_ command: [String], locale: [String: String] = [:]) async throws -> (debian: [String], ours: [String]) {
         let directory = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let testbed = Testbed()
-        try testbed.add(try Emulation.fixtureText("desk.umockdev"))
-        let bus = try await SystemBus()
-        let polkit = try await bus.startPolkit(allowing: [claimAction])
-        defer { polkit?.terminate() }
-        let daemon = try RunningProcess(command, environment: bus.environment(testbed.environment).merging(locale) { $1 })
-        defer { daemon.terminate() }
-        guard try await bus.waitForOwner("net.hadess.SensorProxy") else {
-            throw TestFailure("\(command[0]) did not own net.hadess.SensorProxy: \(daemon.stderr.suffix(2000))")
-        }
+        let desk = try await DeskProxy(command, locale: locale)
+        let (testbed, bus, daemon) = (desk.testbed, desk.bus, desk.daemon)
+        defer { withExtendedLifetime(desk) {} } // the daemon runs until the end
         // One after the other: a monitor-sensor shows the values it read before its claims, so
         // one that read them before the other's claims started the sensors would show them late
         // or not at all (the values come as changes only to the claimants of the time).

@@ -82,17 +82,10 @@ extension HotplugTests {
     /// Plays the scenario on `desk.umockdev` with `command` (under the testbed, its system bus
     /// a private one, `locale` added to its environment) watched by `monitor-sensor`.
     static func playScenario(_ command: [String], locale: [String: String] = [:]) async throws -> ScenarioRun {
-        let testbed = Testbed()
-        try testbed.add(try Emulation.fixtureText("desk.umockdev"))
-        let bus = try await SystemBus()
-        let polkit = try await bus.startPolkit(allowing: [claimAction])
-        defer { polkit?.terminate() }
-        let daemon = try RunningProcess(command, environment: bus.environment(testbed.environment).merging(locale) { $1 })
-        defer { daemon.terminate() }
-        guard try await bus.waitForOwner("net.hadess.SensorProxy") else {
-            throw TestFailure("\(command[0]) did not own net.hadess.SensorProxy: \(daemon.stderr.suffix(2000))")
-        }
-        let monitor = try MonitorSensor(bus: bus)
+        let desk = try await DeskProxy(command, locale: locale)
+        let (testbed, daemon) = (desk.testbed, desk.daemon)
+        defer { withExtendedLifetime(desk) {} } // the daemon runs until the end
+        let monitor = try MonitorSensor(bus: desk.bus)
         for has in ["=== Has accelerometer", "=== Has ambient light sensor", "=== Has proximity sensor"] {
             guard await monitor.wait(for: has, timeout: 15) != nil else {
                 throw TestFailure("monitor-sensor never printed \(has): \(monitor.lines.map(\.text)); \(command[0]): \(daemon.stderr.suffix(2000))")
@@ -116,6 +109,36 @@ extension HotplugTests {
             try await Task.sleep(for: .milliseconds(900))
         }
         return ScenarioRun(initial: initial, lines: monitor.lines[start...].map(\.text), latencies: latencies)
+    }
+
+    /// A daemon serving net.hadess.SensorProxy (`command`: motiond's face or iio-sensor-proxy)
+    /// on `desk.umockdev`, on a private system bus whose polkit allows claims, `locale` added to
+    /// its environment; both stopped when released.
+    final class DeskProxy {
+        let testbed = Testbed()
+        let bus: SystemBus
+        let daemon: RunningProcess
+        private let polkit: RunningProcess?
+
+        init(_ command: [String], locale: [String: String] = [:]) async throws {
+            try testbed.add(try Emulation.fixtureText("desk.umockdev"))
+            bus = try await SystemBus()
+            polkit = try await bus.startPolkit(allowing: [claimAction])
+            do {
+                daemon = try RunningProcess(command, environment: bus.environment(testbed.environment).merging(locale) { $1 })
+            } catch {
+                polkit?.terminate()
+                throw error
+            }
+            guard try await bus.waitForOwner("net.hadess.SensorProxy") else {
+                throw TestFailure("\(command[0]) did not own net.hadess.SensorProxy: \(daemon.stderr.suffix(2000))")
+            }
+        }
+
+        deinit {
+            daemon.terminate()
+            polkit?.terminate()
+        }
     }
 
     static func motiondSensorProxy(_ directory: URL, _ extra: [String] = []) -> [String] {
