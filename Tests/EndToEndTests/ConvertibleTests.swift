@@ -286,6 +286,15 @@ extension HotplugTests {
         pose(at: 0.5)
         let daemon = try ServedDaemon(["--source", "local:", "--no-config"], environment: testbed.environment)
         defer { _ = daemon.stop() }
+        // A new pose is six attribute files written one after the other: a poll between the
+        // lid's and the base's would pair the new lid with the old base, a torn pose no real
+        // machine reads (at the rest rate it lasts a reading, past the posture's settle time;
+        // seen once in a loaded make check). The daemon is held while they are written.
+        func atomicPose(at time: Double) {
+            kill(daemon.process.pid, SIGSTOP)
+            pose(at: time)
+            kill(daemon.process.pid, SIGCONT)
+        }
         _ = try await daemon.connect()
         let manager = MotionManager(socketPath: daemon.socket)
         #expect(manager.isHingeAvailable)
@@ -301,7 +310,7 @@ extension HotplugTests {
         let out: [Posture] = [.closed, .laptop, .flat, .flat, .stand, .tablet]
         let expected = out + out.reversed().dropFirst()
         for (index, settle) in machine.settleTimes.enumerated() {
-            pose(at: settle + 0.5)
+            atomicPose(at: settle + 0.5)
             let stop = steps[index].hinge
             #expect(await MotionClientTests.poll(timeout: 5) {
                 postures.values.last == expected[index] && angles.values.last.map { abs($0.degrees - stop) < 2 && $0.accuracy != .held } == true
