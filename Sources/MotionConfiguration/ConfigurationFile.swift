@@ -246,7 +246,7 @@ public enum ConfigurationFile {
     /// Detector keys of earlier releases, under `[detectors]` in the file's spelling, and why
     /// they no longer apply: a file that still sets one is read (with a warning naming it), not
     /// refused, so an upgrade never leaves motiond unable to start.
-    public static let retiredDetectorKeys: [String: String] = [
+    static let retiredDetectorKeys: [String: String] = [
         "orientation.upright-minimum-tilt": "no longer used since 0.19.0: upright orientations follow iio-sensor-proxy's rule (upright-threshold)",
         "orientation.propose-within": "no longer used since 0.19.0: upright orientations follow iio-sensor-proxy's rule (upright-threshold)",
         "orientation.keep-within": "no longer used since 0.19.0: upright orientations follow iio-sensor-proxy's rule (upright-threshold)",

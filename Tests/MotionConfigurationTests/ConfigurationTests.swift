@@ -217,9 +217,10 @@ struct ConfigurationTests {
         let text = "[detectors.orientation]\nsettle-time = 0.2\nkeep-within = 60.0\nupright-minimum-tilt = 30\n"
         let configuration = try ConfigurationFile.parse(text, file: Self.file)
         #expect(configuration.detectors.orientation.settleTime == 0.2)
+        let why = "no longer used since 0.19.0: upright orientations follow iio-sensor-proxy's rule (upright-threshold); ignored"
         #expect(configuration.ignoredKeys.map(\.description) == [
-            "\(Self.file):3: detectors.orientation.keep-within: \(ConfigurationFile.retiredDetectorKeys["orientation.keep-within"]!); ignored",
-            "\(Self.file):4: detectors.orientation.upright-minimum-tilt: \(ConfigurationFile.retiredDetectorKeys["orientation.upright-minimum-tilt"]!); ignored",
+            "\(Self.file):3: detectors.orientation.keep-within: \(why)",
+            "\(Self.file):4: detectors.orientation.upright-minimum-tilt: \(why)",
         ])
         #expect(try ConfigurationFile.parse("[detectors.orientation]\nsettle-time = 0.2\n", file: Self.file).ignoredKeys.isEmpty)
         let error = try #require(throws: ConfigurationError.self) {
