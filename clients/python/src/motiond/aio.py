@@ -16,7 +16,18 @@ from .wire import MAXIMUM_LINE_LENGTH, PROTOCOL_VERSION, encode_request, resolve
 
 #: What a listener receives: a value of its stream, or an error about it.
 Delivery = Union[Message, MotionError]
+
 Listener = Callable[[Delivery], None]
+
+
+def delivered(delivery: Delivery) -> Optional[Message]:
+    """The message a delivery to an update stream carries; raises the error that ends the
+    stream (the daemon's refusal, a missing sensor, a protocol mismatch); None for a notice
+    that does neither (an outage while reconnecting)."""
+    if isinstance(delivery, (DaemonError, SensorUnavailable, ProtocolMismatch)):
+        raise delivery
+    return delivery if isinstance(delivery, Message) else None
+
 
 #: The sensors each stream needs (docs/PROTOCOL.md §6; ``deviceMotion`` in its arbitrary frame).
 STREAM_SENSORS: Dict[str, List[str]] = {
@@ -315,11 +326,9 @@ class AsyncMotionManager:
         observation = self.observe(stream, queue.put_nowait, **params)
         try:
             while True:
-                delivery = await queue.get()
-                if isinstance(delivery, (DaemonError, SensorUnavailable, ProtocolMismatch)):
-                    raise delivery
-                if isinstance(delivery, Message):
-                    yield delivery
+                message = delivered(await queue.get())
+                if message is not None:
+                    yield message
         finally:
             observation.cancel()
 

@@ -8,8 +8,8 @@ import queue
 import threading
 from typing import Any, Callable, Dict, Iterator, Optional, TypeVar
 
-from .aio import AsyncMotionManager, Delivery, Observation
-from .errors import DaemonError, MotionError, ProtocolMismatch, SensorUnavailable
+from .aio import AsyncMotionManager, Delivery, Observation, delivered
+from .errors import MotionError
 from .messages import AccelerometerData, DeviceMotion, GyroData, Heading, MagnetometerData, Message, PullResult
 
 T = TypeVar("T")
@@ -141,13 +141,11 @@ class MotionManager:
         try:
             while True:
                 try:
-                    delivery = deliveries.get(timeout=timeout)
+                    message = delivered(deliveries.get(timeout=timeout))
                 except queue.Empty:
                     return
-                if isinstance(delivery, (DaemonError, SensorUnavailable, ProtocolMismatch)):
-                    raise delivery
-                if isinstance(delivery, Message):
-                    yield delivery
+                if message is not None:
+                    yield message
         finally:
             observation.cancel()
 
