@@ -25,16 +25,22 @@ SWIFTFLAGS  ?=
 # their few shared-library symbols at start (BIND_NOW: the relocations then become read-only).
 RELEASEFLAGS ?= --static-swift-stdlib -Xlinker -z -Xlinker now
 DEMO_SECONDS ?= 20
+# What installs the Debian packages a target needs when any is missing; a package build, whose
+# Build-Depends are the contract, sets it to `:` (debian/rules).
+DEPS_INSTALL ?= scripts/install-deps.sh
+# The source tarball (make orig) carries the Swift dependencies under vendor/: built from there,
+# the build resolves nothing and needs no network (Package.swift's dependency()).
+export MOTIOND_VENDOR := $(if $(wildcard vendor/swift-log/Package.swift),$(CURDIR)/vendor)
 
-.PHONY: all build bench-tool man deb demo check check-python python-wheel check-peer check-system check-tsan check-asan test deps test-deps install install-data install-sensor-proxy install-sensor-proxy-dropin install-sensor-proxy-package uninstall-sensor-proxy uninstall clean accuracy bench bench-hinge bench-daemon bench-client bench-power
+.PHONY: all build bench-tool man orig deb demo check check-python python-wheel check-peer check-system check-tsan check-asan test deps test-deps install install-data install-sensor-proxy install-sensor-proxy-dropin install-sensor-proxy-package uninstall-sensor-proxy uninstall clean accuracy bench bench-hinge bench-daemon bench-client bench-power
 
 all: build
 
 deps:
-	@scripts/install-deps.sh build
+	@$(DEPS_INSTALL) build
 
 test-deps:
-	@scripts/install-deps.sh test
+	@$(DEPS_INSTALL) test
 
 # motionctl is also motiond-rotate (one binary, one copy of the Swift runtime and FoundationEssentials):
 # started through a link of that name it rotates the screen.
@@ -55,18 +61,20 @@ man: build
 		.build/release/$$c --generate-completion-script fish > .build/completions/$$c.fish || exit 1; \
 	done
 
-# Debian packages of the tree (debian/; Debian's own tools): .build/deb/motiond_VERSION_ARCH.deb
-# and motiond-sensor-proxy_VERSION_ARCH.deb (motiond in place of iio-sensor-proxy), checked by
-# lintian (errors and warnings fail the build). debian/changelog is written from the one version.
-deb:
-	@scripts/install-deps.sh deb
-	scripts/debian-changelog.sh > debian/changelog
-	rm -f ../motiond_*.deb ../motiond-sensor-proxy_*.deb ../motiond_*.buildinfo ../motiond_*.changes
-	dpkg-buildpackage -b -us -uc
-	mkdir -p .build/deb
-	rm -f .build/deb/motiond_* .build/deb/motiond-sensor-proxy_*
-	mv ../motiond_*.deb ../motiond-sensor-proxy_*.deb ../motiond_*.buildinfo ../motiond_*.changes .build/deb/
-	lintian --fail-on warning --info --display-info .build/deb/motiond_*.deb .build/deb/motiond-sensor-proxy_*.deb
+# The upstream source tarball, self-contained: .build/deb/motiond_VERSION.orig.tar.xz, the files
+# git tracks (debian/ apart) and, under vendor/, the Swift packages Package.resolved pins.
+orig:
+	scripts/source-tarball.sh
+
+# The Debian source package and its binary packages, built as a distribution's build daemon
+# does: from the source tarball (make orig) with debian/ beside it, by dpkg-buildpackage in a
+# network namespace with no network (scripts/build-deb.sh). In .build/deb: the .dsc with its
+# tarballs, motiond_VERSION-1_ARCH.deb, motiond-sensor-proxy_VERSION-1_ARCH.deb (motiond in place
+# of iio-sensor-proxy) and python3-motiond_VERSION-1_all.deb, checked by lintian (errors and
+# warnings fail the build). debian/changelog is written from the one version.
+deb: orig
+	@$(DEPS_INSTALL) deb
+	scripts/build-deb.sh
 	@ls -la .build/deb/*.deb
 
 # The developer tool of the benchmarks and the accuracy evaluation (Benchmarks/; never installed).
@@ -116,14 +124,14 @@ PYTHON3       ?= /usr/bin/python3
 PYTHON_VENV    = .build/python-venv
 PYTHON_WHEELS ?= /usr/share/python-wheels
 python-wheel:
-	@scripts/install-deps.sh python
+	@$(DEPS_INSTALL) python
 	rm -rf .build/python
 	$(PYTHON3) -m pip wheel --no-build-isolation --no-deps --no-index -w .build/python ./clients/python
 	rm -rf clients/python/build clients/python/src/motiond.egg-info
 	@ls .build/python/*.whl
 
 check-python:
-	@scripts/install-deps.sh python
+	@$(DEPS_INSTALL) python
 	test -x .build/debug/motiond || $(SWIFT) build --product motiond $(SWIFTFLAGS)
 	rm -rf $(PYTHON_VENV)
 	$(PYTHON3) -m venv $(PYTHON_VENV)
@@ -207,7 +215,7 @@ bench-client: bench-tool
 # delivery; Benchmarks/README.md. BENCH_POWER_FLAGS: e.g. --window 10 --runs 1 --scenario desktop-rest.
 BENCH_POWER_FLAGS ?=
 bench-power: build
-	@scripts/install-deps.sh bench
+	@$(DEPS_INSTALL) bench
 	python3 Benchmarks/power/bench_power.py --motiond .build/release/motiond $(BENCH_POWER_FLAGS)
 
 # Stripped (INSTALL_STRIP= keeps the symbols, for a package's own dh_strip or a debugger).
@@ -227,7 +235,7 @@ install: build man
 	done
 	$(MAKE) install-data
 
-# Everything but the binaries: units, sysusers entry, udev rule, configuration, examples.
+# Everything but the binaries: units, sysusers entry, udev rule, configuration.
 install-data:
 	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(UDEVDIR)
 	sed 's|@BINDIR@|$(BINDIR)|g' systemd/motiond.service > $(DESTDIR)$(UNITDIR)/motiond.service
@@ -246,7 +254,6 @@ install-data:
 	sed 's|@BINDIR@|$(BINDIR)|g' systemd/sensor-proxy.conf > $(DESTDIR)$(PREFIX)/share/doc/motiond/sensor-proxy.conf
 	chmod 644 $(DESTDIR)$(PREFIX)/share/doc/motiond/sensor-proxy.conf
 	install -Dm644 udev/61-motiond-mount-matrix.hwdb.example $(DESTDIR)$(PREFIX)/share/doc/motiond/61-motiond-mount-matrix.hwdb.example
-	install -Dm644 examples/python/motion_client.py $(DESTDIR)$(PREFIX)/share/doc/motiond/examples/motion_client.py
 	install -Dm644 README.md $(DESTDIR)$(PREFIX)/share/doc/motiond/README.md
 	install -Dm644 CHANGELOG.md $(DESTDIR)$(PREFIX)/share/doc/motiond/CHANGELOG.md
 	# An edited configuration is never overwritten; the shipped one sits beside it.
@@ -290,8 +297,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/motiond $(DESTDIR)$(BINDIR)/motionctl $(DESTDIR)$(BINDIR)/motiond-rotate $(DESTDIR)$(PREFIX)/lib/systemd/user/motiond-rotate.service $(DESTDIR)$(UNITDIR)/motiond.service $(DESTDIR)$(UNITDIR)/motiond.socket $(DESTDIR)$(SYSUSERSDIR)/motiond.conf $(DESTDIR)$(UDEVDIR)/70-motiond.rules
 	rm -f $(DESTDIR)$(DBUSPOLICYDIR)/motiond-sensor-proxy.conf $(DESTDIR)$(POLKITDIR)/motiond.net.hadess.SensorProxy.policy $(DESTDIR)$(PREFIX)/share/doc/motiond/sensor-proxy.conf
 	rm -f $(DESTDIR)$(PREFIX)/share/doc/motiond/README.md $(DESTDIR)$(PREFIX)/share/doc/motiond/CHANGELOG.md
-	rm -f $(DESTDIR)$(PREFIX)/share/doc/motiond/61-motiond-mount-matrix.hwdb.example $(DESTDIR)$(PREFIX)/share/doc/motiond/motiond.toml $(DESTDIR)$(PREFIX)/share/doc/motiond/examples/motion_client.py
-	rmdir $(DESTDIR)$(PREFIX)/share/doc/motiond/examples 2>/dev/null || true
+	rm -f $(DESTDIR)$(PREFIX)/share/doc/motiond/61-motiond-mount-matrix.hwdb.example $(DESTDIR)$(PREFIX)/share/doc/motiond/motiond.toml
 	# $(SYSCONFDIR)/motiond/motiond.toml stays: it is the administrator's.
 	rmdir $(DESTDIR)$(PREFIX)/share/doc/motiond 2>/dev/null || true
 

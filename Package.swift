@@ -1,6 +1,8 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Licensed under the Apache License 2.0 (LICENSE; a manifest has no field for it).
+
 let package = Package(
     name: "motiond",
     // Linux only (glibc, libiio, libudev, sd-bus): no platforms to declare.
@@ -22,10 +24,10 @@ let package = Package(
         .library(name: "MotionDBus", targets: ["MotionDBus"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        dependency("https://github.com/apple/swift-log", from: "1.16.0"),
+        dependency("https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        dependency("https://github.com/apple/swift-collections", from: "1.1.0"),
+        dependency("https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // Pure, deterministic motion model: no I/O, no C, no Dispatch.
@@ -178,3 +180,16 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+/// A dependency from its repository (at the version Package.resolved pins), or — when the
+/// environment's MOTIOND_VENDOR names a directory — from its sources there, as a path
+/// dependency: the source tarball (make orig) carries each one under vendor/NAME at exactly the
+/// pinned version, and a build without network (a distribution's build daemon, make deb)
+/// resolves nothing. Path dependencies rather than a mirror configuration: a mirror must be a
+/// git repository, which a source package does not carry.
+func dependency(_ url: String, from version: Version) -> Package.Dependency {
+    guard let vendor = Context.environment["MOTIOND_VENDOR"], !vendor.isEmpty else {
+        return .package(url: url, from: version)
+    }
+    return .package(path: "\(vendor)/\(url.split(separator: "/").last!)")
+}

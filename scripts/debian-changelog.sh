@@ -8,7 +8,7 @@ version=$(scripts/version.sh)
 maintainer=$(sed -n 's/^Maintainer: //p' debian/control)
 date=$(git log -1 --format=%aD 2>/dev/null || date -R)
 cat <<EOC
-motiond ($version) unstable; urgency=medium
+motiond ($version-1) unstable; urgency=medium
 
   * motiond $version: /usr/share/doc/motiond/CHANGELOG.md says what changed.
 

@@ -20,12 +20,12 @@ if [ -n "${SOURCE_DATE_EPOCH:-}" ]; then
 else
     date=$(git log -1 --format=%cs 2>/dev/null || date -u +%F)
 fi
-# The generator is a tool of the plugin: the plugin builds it (and makes pages of its own,
-# in its output directory, which are not used: it gives every command the same section).
-tool=.build/debug/generate-manual-tool
-if [ ! -x "$tool" ]; then
-    swift package generate-manual --configuration debug --date "$date" >&2
-fi
+# The generator is swift-argument-parser's generate-manual, the tool its GenerateManual plugin
+# runs, built as a product of its own: the plugin would also build every product of this package
+# in debug (the test support among them, which needs umockdev: not a build dependency), and it
+# gives every command the same section.
+tool=.build/debug/generate-manual
+[ -x "$tool" ] || swift build --product generate-manual >&2
 mkdir -p "$out"
 "$tool" "$bindir/motiond" --section 8 --date "$date" --authors "motiond maintainers" -o "$out"
 "$tool" "$bindir/motionctl" --section 1 --date "$date" --authors "motiond maintainers" -o "$out"

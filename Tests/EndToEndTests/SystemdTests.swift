@@ -35,7 +35,7 @@ struct SystemdTests {
         for file in ["usr/lib/systemd/system/motiond.socket", "usr/lib/sysusers.d/motiond.conf", "usr/lib/udev/rules.d/70-motiond.rules",
                      "usr/share/doc/motiond/61-motiond-mount-matrix.hwdb.example", "usr/share/doc/motiond/motiond.toml",
                      "usr/share/dbus-1/system.d/motiond-sensor-proxy.conf", "usr/share/polkit-1/actions/motiond.net.hadess.SensorProxy.policy",
-                     "usr/share/doc/motiond/sensor-proxy.conf", "usr/share/doc/motiond/examples/motion_client.py"] {
+                     "usr/share/doc/motiond/sensor-proxy.conf"] {
             #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent(file).path), "\(file)")
         }
         let config = dir.appendingPathComponent("etc/motiond/motiond.toml").path

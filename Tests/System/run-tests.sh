@@ -52,16 +52,17 @@ echo "SYSTEM-TEST-BEGIN kernel $(uname -r), $(systemctl --version | head -1), up
 # (0) the package, installed as a user would (apt; offline: what it depends on is in the root)
 #     before any sensor exists: the socket listens, the service waits for one; its manual
 #     pages and completions are where man and bash look.
+#     python3-motiond (the Python client library) beside it.
 deb=$(ls "$here"/motiond_*.deb | head -1)
-aptsaid=$(DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$deb" 2>&1); aptstatus=$?
-packaged=$(dpkg-query -W -f '${Version} ${Status}' motiond 2>&1)
+aptsaid=$(DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$deb" "$here"/python3-motiond_*.deb 2>&1); aptstatus=$?
+packaged=$(dpkg-query -W -f '${source:Upstream-Version} ${Status}' motiond 2>&1)
 service=$(systemctl is-active motiond.service 2>&1); socket=$(systemctl is-active motiond.socket 2>&1)
 manpage=$(MANWIDTH=100 man -P cat motiond 2>&1 | head -1 | tr -s ' ')
 completes=$(bash -c '. /usr/share/bash-completion/completions/motionctl; complete -p motionctl' 2>&1)
 if [ $aptstatus = 0 ] && [ "$packaged" = "$(motiond --version) install ok installed" ] && [ "$service" = inactive ] &&
    [ "$socket" = active ] && echo "$manpage" | grep -q '^MOTIOND(8) .* MOTIOND(8)$' && echo "$completes" | grep -q motionctl &&
    [ "$(motiond-rotate --version)" = "$(motiond --version)" ]; then
-    result package-install PASS "apt installed $(basename "$deb") ($packaged, $(du -sk /usr/bin/motiond /usr/bin/motionctl | awk '{s+=$1} END{print s}') KiB of binaries); before a sensor: motiond.service $service, motiond.socket $socket; man motiond: $manpage; $completes"
+    result package-install PASS "apt installed $(basename "$deb") and $(basename "$here"/python3-motiond_*.deb) ($packaged, $(du -sk /usr/bin/motiond /usr/bin/motionctl | awk '{s+=$1} END{print s}') KiB of binaries); before a sensor: motiond.service $service, motiond.socket $socket; man motiond: $manpage; $completes"
 else
     result package-install FAIL "apt ($aptstatus): $(echo "$aptsaid" | tail -4 | tr '\n' '|'); dpkg: $packaged; service $service, socket $socket; man: '$manpage'; completion: '$completes'"
 fi
@@ -384,13 +385,13 @@ feed replug
 wait_for 30 have_all
 udevadm settle -t 30
 
-# (i) device motion for a Python client (the example installed with the package), at 100 Hz on the
+# (i) device motion for a Python client (the example python3-motiond installs, a user of its package), at 100 Hz on the
 #     buffered path; meanwhile the device lies still with a gyroscope bias the engine learns and
 #     saves (the state the watchdog restart below must keep).
 feed accel 0 0 -9.80665
 feed gyro 0.01 -0.015 0.005
 pid=$(systemctl show -p MainPID --value motiond.service)
-python3 /usr/share/doc/motiond/examples/motion_client.py --interval 0.01 --duration 12 >/run/python.log 2>&1 &
+python3 /usr/share/doc/python3-motiond/examples/motion_client.py --interval 0.01 --duration 12 >/run/python.log 2>&1 &
 py=$!
 sleep 4
 power motiond-devicemotion-100Hz $pid 6
@@ -473,7 +474,7 @@ fields=$(dpkg-query -W -f 'Provides: ${Provides}; Conflicts: ${Conflicts}; Repla
 files=$(dpkg -L motiond-sensor-proxy 2>/dev/null | grep -cxE '/usr/bin/monitor-sensor|/usr/share/man/man1/monitor-sensor.1.gz|/lib/systemd/system/motiond.service.d/sensor-proxy.conf|/usr/share/dbus-1/system.d/motiond-sensor-proxy.conf|/usr/share/polkit-1/actions/motiond.net.hadess.SensorProxy.policy')
 theface=$(dpkg -L motiond | grep -cE 'dbus-1|polkit-1|monitor-sensor|service\.d')
 if [ $aptstatus = 0 ] && [ "$states" = "motiond-sensor-proxy:installed iio-sensor-proxy:config-files" ] && wait_for 20 owned &&
-   [ "$fields" = "Provides: iio-sensor-proxy; Conflicts: iio-sensor-proxy; Replaces: iio-sensor-proxy; Depends: motiond (= $(motiond --version))" ] &&
+   [ "$fields" = "Provides: iio-sensor-proxy; Conflicts: iio-sensor-proxy; Replaces: iio-sensor-proxy; Depends: motiond (= $(dpkg-query -W -f '${Version}' motiond))" ] &&
    [ "$files" = 5 ] && [ "$theface" = 0 ] &&
    [ "$pid" != "$oldpid" ] && wait_for 20 reclaimed && systemctl -q is-active motiond.socket &&
    [ "$(readlink -f /usr/bin/monitor-sensor)" = /usr/bin/motionctl ] && ! systemctl -q is-active iio-sensor-proxy.service; then

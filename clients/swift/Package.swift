@@ -1,6 +1,8 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Licensed under the Apache License 2.0 (the repository's LICENSE; a manifest has no field for it).
+
 // MotionClient for applications: what an application depending on MotionClient builds, and
 // nothing else to resolve (no remote dependencies, no system libraries). Linux only (Glibc,
 // the daemon's Unix socket).

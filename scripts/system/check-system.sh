@@ -37,7 +37,7 @@ stage=$run/stage
 mkdir -p "$stage"
 make -s deb >&2
 mkdir -p "$stage/opt/motiond-system-test" "$stage/etc/systemd/system/multi-user.target.wants"
-cp .build/deb/motiond_*.deb .build/deb/motiond-sensor-proxy_*.deb "$stage/opt/motiond-system-test/"
+cp .build/deb/motiond_*.deb .build/deb/motiond-sensor-proxy_*.deb .build/deb/python3-motiond_*.deb "$stage/opt/motiond-system-test/"
 # Debian's iio-sensor-proxy (the root's), for the guest's swap back: the guest has no network.
 (cd "$stage/opt/motiond-system-test" && apt-get download iio-sensor-proxy >&2 2>/dev/null || apt-get download iio-sensor-proxy >&2)
 install -m755 Tests/System/qt-sensors.py "$stage/opt/motiond-system-test/qt-sensors.py"
