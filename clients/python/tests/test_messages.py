@@ -1,4 +1,5 @@
-"""Reading the daemon's lines: typed values, unknown types skipped, bad lines named (no daemon)."""
+"""Reading the daemon's lines: typed values, unknown types skipped, bad lines named, the hello's
+sensors and access; errors and their exit statuses (no daemon)."""
 
 from __future__ import annotations
 
@@ -45,6 +46,31 @@ class MessageTests(unittest.TestCase):
         self.assertEqual(str(error), "subscribe deviceMotion: no magnetometer (frameUnavailable)")
         unknown = motiond.errors.error_from_reply({"error": {"code": "newCode", "message": "m"}})
         self.assertEqual((type(unknown), unknown.code), (motiond.DaemonError, "newCode"))
+
+    def test_errors_carry_motionctls_exit_statuses(self) -> None:
+        errors = [motiond.errors.error_from_reply({"error": {"code": code, "message": "m"}})
+                  for code in ("frameUnavailable", "accessDenied", "invalidRequest")]
+        errors += [motiond.DaemonUnreachable("gone"), motiond.Goodbye("shutting down"), motiond.ProtocolMismatch("v2"),
+                   motiond.SensorUnavailable("light", "absent")]
+        self.assertEqual([error.exit_status for error in errors], [1, 77, 1, 69, 75, 76, 1])
+
+    def test_hello_names_missing_sensors_and_access(self) -> None:
+        line = (b'{"type":"hello","protocol":1,"daemon":"motiond 0.19.0","sensors":{"accelerometer":{"available":true},'
+                b'"gyroscope":{"available":true},"baseAccelerometer":{"available":false,"reason":"a slate"}},'
+                b'"frames":[],"streams":["orientation","tilt","hinge"],"access":{"tier":"full","streams":'
+                b'["orientation","tilt","hinge"],"minimumInterval":0.01}}\n')
+        hello = parse_line(line)
+        self.assertIsInstance(hello, motiond.Hello)
+        self.assertEqual(hello.missing_sensors("hinge"), ["baseAccelerometer"])
+        self.assertEqual(hello.missing_sensors("deviceMotion"), [])
+        self.assertEqual(hello.missing_sensors("light"), ["light"])  # not even listed: absent
+        self.assertEqual(hello.describe_access(), "full (every stream)")
+        hello.access = {"tier": "activeSession", "streams": hello.streams, "minimumInterval": 0.02}
+        self.assertEqual(hello.describe_access(), "activeSession (every stream, at most 50 Hz)")
+        hello.access = {"tier": "coarse", "streams": ["orientation", "tilt"], "minimumInterval": 0.01}
+        self.assertEqual(hello.describe_access(), "coarse (orientation, tilt)")
+        hello.access = {}
+        self.assertEqual(hello.describe_access(), "not stated")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from .errors import (DaemonError, DaemonUnreachable, Goodbye, MotionError, Proto
 from .messages import (AccelerometerData, Availability, DeviceMotion, GoodbyeMessage, GyroData, Heading, HingeAngle,
                        Hello, LightLevel, MagnetometerData, Message, OrientationChange, PostureChange, ProximityChange,
                        PullResult, Reply, Shake, Gesture, TiltChange, parse_line)
+from .streams import STREAM_SENSORS, missing_sensors
 from .wire import MAXIMUM_LINE_LENGTH, PROTOCOL_VERSION, encode_request, resolve_socket
 
 #: What a listener receives: a value of its stream, or an error about it.
@@ -27,18 +28,6 @@ def delivered(delivery: Delivery) -> Optional[Message]:
     if isinstance(delivery, (DaemonError, SensorUnavailable, ProtocolMismatch)):
         raise delivery
     return delivery if isinstance(delivery, Message) else None
-
-
-#: The sensors each stream needs (docs/PROTOCOL.md §6; ``deviceMotion`` in its arbitrary frame).
-STREAM_SENSORS: Dict[str, List[str]] = {
-    "accelerometer": ["accelerometer"], "gyro": ["gyroscope"], "magnetometer": ["magnetometer"],
-    "deviceMotion": ["accelerometer", "gyroscope"], "heading": ["accelerometer", "gyroscope", "magnetometer"],
-    "orientation": ["accelerometer"], "tilt": ["accelerometer"], "shake": ["accelerometer"],
-    "gesture": ["accelerometer"], "light": ["light"], "proximity": ["proximity"],
-    "baseAccelerometer": ["baseAccelerometer"], "baseGyro": ["baseGyroscope"],
-    "hinge": ["accelerometer", "baseAccelerometer"], "posture": ["accelerometer", "baseAccelerometer"],
-    "availability": [], "calibration": [],
-}
 
 
 class Observation:
@@ -248,8 +237,8 @@ class AsyncMotionManager:
         if not reply.ok:
             self._deliver(stream, error_from_reply({"error": reply.error}, f"subscribe {name}"))
         elif reply.fields.get("available") is False:
-            missing = [s for s in STREAM_SENSORS.get(name, []) if not self.sensors.get(s, {}).get("available")]
-            reasons = "; ".join(f"{s}: {self.sensors.get(s, {}).get('reason', 'absent')}" for s in missing)
+            reasons = "; ".join(f"{s}: {self.sensors.get(s, {}).get('reason', 'absent')}"
+                                for s in missing_sensors(name, self.sensors))
             self._deliver(stream, SensorUnavailable(name, reasons or "a sensor it needs is absent"))
 
     # ---- requests ------------------------------------------------------------------------------

@@ -7,17 +7,24 @@ from typing import Optional
 
 
 class MotionError(Exception):
-    """Base class of every error this package raises."""
+    """Base class of every error this package raises. ``exit_status`` is the status motionctl
+    exits with for it (sysexits), for command-line tools: ``sys.exit(error.exit_status)``."""
+
+    exit_status = 1
 
 
 class DaemonUnreachable(MotionError):
     """motiond cannot be reached: not running, socket missing, connection lost, no answer in
     time. A :class:`~motiond.MotionManager` keeps trying and restores its subscriptions."""
 
+    exit_status = 69  # EX_UNAVAILABLE
+
 
 class Goodbye(DaemonUnreachable):
     """motiond ended the connection in order (``goodbye``: it stops or restarts, or asked its
     clients to reconnect); ``reason`` is the daemon's."""
+
+    exit_status = 75  # EX_TEMPFAIL: try again later
 
     def __init__(self, reason: str) -> None:
         super().__init__(f"motiond said goodbye: {reason}")
@@ -26,6 +33,8 @@ class Goodbye(DaemonUnreachable):
 
 class ProtocolMismatch(MotionError):
     """motiond speaks another protocol version, or sent something that is not the protocol."""
+
+    exit_status = 76  # EX_PROTOCOL
 
 
 class SensorUnavailable(MotionError):
@@ -52,6 +61,8 @@ class DaemonError(MotionError):
 
 class AccessDenied(DaemonError):
     """motiond's access policy does not give this process the stream, or any stream."""
+
+    exit_status = 77  # EX_NOPERM
 
 
 class FrameUnavailable(DaemonError):

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
 from .errors import ProtocolMismatch
+from .streams import missing_sensors
+from .wire import MINIMUM_INTERVAL
 
 
 class Message:
@@ -244,6 +246,23 @@ class Hello(Message):
     def is_available(self, sensor: str) -> bool:
         """Whether the named sensor (``accelerometer``, ``gyroscope``, …) is present."""
         return bool(self.sensors.get(sensor, {}).get("available"))
+
+    def missing_sensors(self, stream: str) -> List[str]:
+        """The sensors ``stream`` needs that are absent (``["baseAccelerometer"]`` for ``hinge``
+        on a slate); empty when it can be served."""
+        return missing_sensors(stream, self.sensors)
+
+    def describe_access(self) -> str:
+        """What this connection may receive, as motiond logs it: ``full (every stream)``,
+        ``activeSession (every stream, at most 50 Hz)``, ``coarse (orientation, tilt, shake,
+        availability)``; ``not stated`` by a daemon before access control."""
+        if not self.access:
+            return "not stated"
+        streams = self.access.get("streams", [])
+        what = "every stream" if set(streams) >= set(self.streams) else ", ".join(streams)
+        minimum = self.access.get("minimumInterval", MINIMUM_INTERVAL)
+        cap = f", at most {1 / minimum:g} Hz" if minimum > MINIMUM_INTERVAL else ""
+        return f"{self.access.get('tier')} ({what}{cap})"
 
 
 @dataclass

@@ -9,15 +9,15 @@ import sys
 import time
 from typing import List, NoReturn, Optional
 
-from .aio import STREAM_SENSORS
 from .connection import Connection
-from .errors import AccessDenied, DaemonError, DaemonUnreachable, Goodbye, ProtocolMismatch
+from .errors import MotionError
 from .messages import (AccelerometerData, Availability, Calibration, DeviceMotion, Dropped, Gesture, GyroData,
                        Heading, HingeAngle, LightLevel, MagnetometerData, Message, OrientationChange, PostureChange,
                        ProximityChange, SAMPLE_STREAMS, Shake, TiltChange, Vector)
+from .streams import STREAM_SENSORS
 
-#: Exit statuses, as motionctl's (sysexits).
-EXIT_FAILED, EXIT_USAGE, EXIT_UNAVAILABLE, EXIT_GOODBYE, EXIT_PROTOCOL, EXIT_NO_PERMISSION = 1, 64, 69, 75, 76, 77
+#: Exit status of a wrong command line, as motionctl's (sysexits); the others are the errors' own.
+EXIT_USAGE = 64
 FRAMES = ["xArbitraryZVertical", "xArbitraryCorrectedZVertical", "xMagneticNorthZVertical", "xTrueNorthZVertical"]
 STREAMS = list(STREAM_SENSORS)
 
@@ -145,18 +145,6 @@ def main(argv: Optional[List[str]] = None) -> None:
                 arguments.wait, arguments.reply_timeout, arguments.json)
     except KeyboardInterrupt:
         pass
-    except Goodbye as error:
-        _fail(str(error), EXIT_GOODBYE)
-    except DaemonUnreachable as error:
-        _fail(str(error), EXIT_UNAVAILABLE)
-    except ProtocolMismatch as error:
-        _fail(str(error), EXIT_PROTOCOL)
-    except AccessDenied as error:
-        _fail(str(error), EXIT_NO_PERMISSION)
-    except DaemonError as error:
-        _fail(str(error), EXIT_FAILED)
-
-
-def _fail(message: str, status: int) -> NoReturn:
-    print(f"motiond monitor: {message}", file=sys.stderr)
-    sys.exit(status)
+    except MotionError as error:
+        print(f"motiond monitor: {error}", file=sys.stderr)
+        sys.exit(error.exit_status)

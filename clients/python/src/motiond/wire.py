@@ -10,6 +10,8 @@ from typing import Any
 DEFAULT_SOCKET = "/run/motiond/motiond.sock"
 #: The protocol version this client speaks (``hello.protocol``).
 PROTOCOL_VERSION = 1
+#: The shortest interval the protocol grants, seconds (``Wire.minimumInterval``: 100 Hz).
+MINIMUM_INTERVAL = 0.01
 #: The longest line either side may send, bytes including the line feed.
 MAXIMUM_LINE_LENGTH = 65_536
 
