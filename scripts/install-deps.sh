@@ -35,7 +35,7 @@ if [ "${1:-build}" = test ] || [ "${1:-build}" = python ]; then
     want="$want $python"
 fi
 if [ "${1:-build}" = deb ]; then
-    want="$want debhelper dpkg-dev lintian pkgconf python3 dh-python python3-all python3-setuptools pybuild-plugin-pyproject xz-utils"
+    want="$want debhelper dpkg-dev lintian pkgconf python3 dh-python python3-all python3-setuptools pybuild-plugin-pyproject xz-utils iproute2"
 fi
 if [ "${1:-build}" = system ]; then
     # socat speaks QMP to wake the guest from its suspend check.
