@@ -149,7 +149,8 @@ extension HotplugTests {
         let daemon = try ServedDaemon(["--source", "local:", "--no-config"], environment: testbed.environment)
         defer { _ = daemon.stop() }
         _ = try await daemon.connect()
-        let text = try await Emulation.run([python, PythonExampleTests.script, daemon.socket, "--surroundings", "--light-interval", "0.2", "--duration", "1.5"])
+        let text = try await Emulation.run([python, PythonExampleTests.script, daemon.socket, "--surroundings", "--light-interval", "0.2", "--duration", "1.5"],
+                                           environment: PythonExampleTests.installed)
         #expect(text.status == 0, "\(text.stderr)")
         let lines = text.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.contains("sensors accelerometer, light, proximity;") == true, "\(text.stdout)")

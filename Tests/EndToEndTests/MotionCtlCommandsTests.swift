@@ -107,7 +107,7 @@ struct MotionCtlCommandsTests {
                                            directory.appendingPathComponent("trace.csv").path])),
         ]
         if let python = PythonExampleTests.python {
-            commands.append(("python", try RunningProcess([python, PythonExampleTests.script, daemon.socket])))
+            commands.append(("python", try RunningProcess([python, PythonExampleTests.script, daemon.socket], environment: PythonExampleTests.installed)))
         }
         for (name, process) in commands {
             #expect(await process.wait(timeout: 10) { !$0.stdout.isEmpty || $0.stderr.contains("recording for") }, "\(name): \(process.stderr)")
