@@ -18,7 +18,7 @@ wait_for() { # seconds command...: retries the command every 0.5 s
     return 1
 }
 iio_by_name() { for d in /sys/bus/iio/devices/iio:device*; do [ "$(cat "$d/name" 2>/dev/null)" = "$1" ] && echo "$d" && return 0; done; return 1; }
-have_all() { iio_by_name accel_3d >/dev/null && iio_by_name gyro_3d >/dev/null && iio_by_name magn_3d >/dev/null; }
+have_all() { iio_by_name accel_3d >/dev/null && iio_by_name gyro_3d >/dev/null && iio_by_name magn_3d >/dev/null && iio_by_name als >/dev/null; }
 feed() { echo "$*" >&3; }
 # The sampling frequency attribute of every hub device, "name=value ..." (what stop must restore).
 frequencies() { for n in accel_3d gyro_3d magn_3d; do d=$(iio_by_name $n) && printf '%s=%s ' $n "$(cat $d/in_*_sampling_frequency 2>&1)"; done; }
@@ -80,9 +80,16 @@ mkfifo /run/uhid-hub.cmd
 feeder=$!
 exec 3>/run/uhid-hub.cmd
 
-# (a) the hub's three IIO devices appear (hid-sensor-hub and the drivers loaded by udev).
+# (a) the hub's four IIO devices appear (hid-sensor-hub and the drivers loaded by udev), the
+#     light sensor reading the hub's 100 lux as raw × scale.
 if wait_for 60 have_all; then
-    result iio-devices PASS "$(for d in /sys/bus/iio/devices/iio:device*; do printf '%s=%s ' "${d##*/}" "$(cat $d/name)"; done)"
+    als=$(iio_by_name als)
+    raw=$(cat $als/in_illuminance_raw 2>&1); scale=$(cat $als/in_illuminance_scale 2>&1)
+    if awk -v r="$raw" -v s="$scale" 'BEGIN{exit !(r * s > 99.99 && r * s < 100.01)}'; then
+        result iio-devices PASS "$(for d in /sys/bus/iio/devices/iio:device*; do printf '%s=%s ' "${d##*/}" "$(cat $d/name)"; done); als: in_illuminance_raw $raw × in_illuminance_scale $scale"
+    else
+        result iio-devices FAIL "als: in_illuminance_raw '$raw', in_illuminance_scale '$scale' (the hub plays 100 lux); $(ls $als | tr '\n' ' ')"
+    fi
 else
     result iio-devices FAIL "after 60 s: $(cat /sys/bus/iio/devices/*/name 2>/dev/null | tr '\n' ' ') modules: $(lsmod 2>/dev/null | awk 'NR>1{print $1}' | grep -E 'hid|iio' | tr '\n' ' ')"
     diag "feeder log:"; cat /run/uhid-hub.log; diag "dmesg:"; dmesg | tail -30
@@ -324,11 +331,27 @@ fi
 kill $mon 2>/dev/null; wait $mon 2>/dev/null
 
 # The poses monitor-sensor is shown, as iio-sensor-proxy and then motiond serve it: flat, then
-# upright, on its left side, on its right side, upright again.
+# upright, on its left side, on its right side, upright again; with each, a light level (lux),
+# the last the hub's 100 it started with.
+levels="12.5 320 0.5 45 100"
 poses() {
-    for p in "0 0 -9.80665" "0 -9.80665 0" "-9.80665 0 0" "9.80665 0 0" "0 -9.80665 0"; do feed accel $p; sleep 4; done
+    n=1
+    for p in "0 0 -9.80665" "0 -9.80665 0" "-9.80665 0 0" "9.80665 0 0" "0 -9.80665 0"; do
+        feed accel $p; feed light $(echo $levels | cut -d' ' -f$n); n=$((n + 1)); sleep 4
+    done
 }
 changes() { grep -o 'Accelerometer orientation changed: .*' "$1" | sed 's/.*: //' | tr '\n' ' '; }
+# The light levels of a monitor-sensor log with their unit ("12.500000 (lux) …"), repeats folded,
+# from the first of the poses' levels on: before it a client sees the start level or 0, as its
+# claim is answered before or after the first reading and another client's claim read it first.
+lights() {
+    sed -n -e 's/^=== Has ambient light sensor (value: \([^,]*\), unit: \([^)]*\)).*/\1 (\2)/p' \
+           -e 's/^ *Light changed: \(.*\)$/\1/p' "$1" |
+        awk -v first=${levels%% *} '$1 == first {on = 1} on && $0 != p {print; p = $0}' | tr '\n' ' '
+}
+# What monitor-sensor must show of the levels, and Qt (one decimal, QLightReading is in lux).
+expected_lights=$(printf '%f (lux) ' $levels)
+expected_qtlights=$(printf '%.1f ' $levels)
 
 # (h) coexistence: iio-sensor-proxy (Debian's, installed in the guest) starts, enables the
 #     accelerometer's buffer and is asked for the orientation; a motiond
@@ -358,6 +381,7 @@ if wait_for 20 grep -q '^1$' $accdir/buffer/enable; then
     poses
     why=$(journalctl -q -o cat -u motiond.service | tail -n +$((seen + 1)) | grep -E 'reading accelerometer from .*polling|polling accelerometer through sysfs instead' | tail -1)
     peer=$(changes /run/monitor-sensor-peer.log)
+    peerlights=$(lights /run/monitor-sensor-peer.log)
     # motiond's samples followed the last pose (upright: y = -1 G) while the peer did too.
     last=$(grep accelerometer /run/monitor-coexist.log | tail -1)
     if echo "$line" | grep -q polling && echo "$why" | grep -q 'another program' &&
@@ -509,23 +533,30 @@ rot=$!
 wait_for 10 grep -q 'Has accelerometer' /run/monitor-sensor-motiond.log
 poses
 mine=$(changes /run/monitor-sensor-motiond.log)
+minelights=$(lights /run/monitor-sensor-motiond.log)
 tail -n +$((swapped + 1)) /run/monitor-sensor-swap.log >/run/monitor-sensor-debian-motiond.log
 theirs=$(changes /run/monitor-sensor-debian-motiond.log)
-if [ -n "$mine" ] && [ "$mine" = "$peer" ] && [ "$theirs" = "$peer" ]; then
-    result dbus-monitor-sensor PASS "monitor-sensor (motiond's) from motiond: $mine(the same as Debian's from iio-sensor-proxy, and Debian's from motiond); $(grep '=== Has accelerometer' /run/monitor-sensor-motiond.log | head -1)"
+theirlights=$(lights /run/monitor-sensor-debian-motiond.log)
+if [ -n "$mine" ] && [ "$mine" = "$peer" ] && [ "$theirs" = "$peer" ] &&
+   [ "$minelights" = "$expected_lights" ] && [ "$peerlights" = "$expected_lights" ] && [ "$theirlights" = "$expected_lights" ]; then
+    result dbus-monitor-sensor PASS "monitor-sensor (motiond's) from motiond: $mine(the same as Debian's from iio-sensor-proxy, and Debian's from motiond); light: $minelights(the hub's levels; the same from both daemons, to both clients); $(grep -E '=== Has (accelerometer|ambient light)' /run/monitor-sensor-motiond.log | head -2 | tr '\n' ' ')"
 else
-    result dbus-monitor-sensor FAIL "motiond's monitor-sensor from motiond: '$mine'; Debian's from motiond: '$theirs'; Debian's from iio-sensor-proxy: '$peer'; $(head -c 400 /run/monitor-sensor-motiond.log | tr '\n' '|')"
+    result dbus-monitor-sensor FAIL "motiond's monitor-sensor from motiond: '$mine' light '$minelights'; Debian's from motiond: '$theirs' light '$theirlights'; Debian's from iio-sensor-proxy: '$peer' light '$peerlights'; the hub's levels: '$expected_lights'; $(head -c 400 /run/monitor-sensor-motiond.log | tr '\n' '|')"
 fi
 # Qt's readings: the orientations in order (repeats folded; a leading Undefined left out: it
 # depends on whether the claim is answered before the first reading, as iio-sensor-proxy 3.0
-# does, or with it), and the light readings.
-qtseen() { awk '$1 == "orientation" && $2 != p {print $2; p = $2} $1 == "light" || / did not start/ {print}' "$1" | sed '/^Undefined$/{1d}' | tr '\n' ' '; }
+# does, or with it), a sensor that did not start, and apart (the two sensors' readings
+# interleave as the daemons' timers fall) the light readings as lights() takes monitor-sensor's.
+qtseen() { awk '$1 == "orientation" && $2 != p {print $2; p = $2} / did not start/ {print}' "$1" | sed '/^Undefined$/{1d}' | tr '\n' ' '; }
+qtlights() { awk -v first=${levels%% *} '$1 == "light" && $2 == first {on = 1} on && $1 == "light" && $2 != p {print $2; p = $2}' "$1" | tr '\n' ' '; }
 kill $oursqt 2>/dev/null; wait $oursqt 2>/dev/null
 qtpeer=$(qtseen /run/qt-peer.log); qtours=$(qtseen /run/qt-motiond.log)
-if echo "$qtours" | grep -q 'TopUp .*Up .*Up .*TopUp' && [ "$qtours" = "$qtpeer" ]; then
-    result qt-sensors PASS "QtSensors (iio-sensor-proxy backend) from motiond: $qtours(the same as from iio-sensor-proxy)"
+qtpeerlights=$(qtlights /run/qt-peer.log); qtourlights=$(qtlights /run/qt-motiond.log)
+if echo "$qtours" | grep -q 'TopUp .*Up .*Up .*TopUp' && [ "$qtours" = "$qtpeer" ] &&
+   [ "$qtourlights" = "$expected_qtlights" ] && [ "$qtpeerlights" = "$expected_qtlights" ]; then
+    result qt-sensors PASS "QtSensors (iio-sensor-proxy backend) from motiond: orientation $qtours; light (lux) $qtourlights(both the same as from iio-sensor-proxy)"
 else
-    result qt-sensors FAIL "QtSensors from motiond: '$qtours'; from iio-sensor-proxy: '$qtpeer'; $(head -c 300 /run/qt-motiond.log | tr '\n' '|'); peer: $(head -c 300 /run/qt-peer.log | tr '\n' '|')"
+    result qt-sensors FAIL "QtSensors from motiond: '$qtours' light '$qtourlights'; from iio-sensor-proxy: '$qtpeer' light '$qtpeerlights'; the hub's levels: '$expected_qtlights'; $(head -c 300 /run/qt-motiond.log | tr '\n' '|'); peer: $(head -c 300 /run/qt-peer.log | tr '\n' '|')"
 fi
 rotated=$(grep -o 'rotating to [A-Za-z]*' /run/rotate.log | awk '{print $3}' | tr '\n' ' ')
 if echo " $rotated" | grep -qE ' portrait .*landscape(Left|Right) .*landscape(Left|Right) .*portrait '; then
@@ -536,7 +567,7 @@ fi
 kill $rot 2>/dev/null; wait $rot 2>/dev/null
 # The desktop at rest: monitor-sensor's claim, the device still (the same window as the peer's).
 power motiond-dbus-claimed-at-rest $pid 15
-diag "motiond at rest: $(motionctl status 2>&1 | grep -E '^ +(accelerometer|gyroscope|magnetometer)|^subscriptions|^clients' | tr -s ' ' | tr '\n' '|')"
+diag "motiond at rest: $(motionctl status 2>&1 | grep -E '^ +(accelerometer|gyroscope|magnetometer|light)|^subscriptions|^clients' | tr -s ' ' | tr '\n' '|')"
 diag "threads: $(for t in /proc/$pid/task/*; do printf '%s:%s ' "$(cat $t/comm)" "$(awk '/ctxt_switches/{s+=$2} END{print s}' $t/status)"; done)"
 kill $ours $swapmon 2>/dev/null; wait $ours $swapmon 2>/dev/null
 

@@ -1,13 +1,16 @@
 /*
  * uhid-hub: plays a HID sensor hub through /dev/uhid so that the kernel's hid-sensor-hub,
- * hid-sensor-accel-3d, hid-sensor-gyro-3d and hid-sensor-magn-3d drivers create real IIO devices
- * (accel_3d, gyro_3d, magn_3d). Written for motiond's system test tier (make check-system).
+ * hid-sensor-accel-3d, hid-sensor-gyro-3d, hid-sensor-magn-3d and hid-sensor-als drivers create
+ * real IIO devices (accel_3d, gyro_3d, magn_3d, als). Written for motiond's system test tier
+ * (make check-system).
  *
- * One hub, three physical collections of the Sensors usage page (0x20), each with its report ID:
+ * One hub, four physical collections of the Sensors usage page (0x20), each with its report ID:
  *   1 Accelerometer 3D (0x73): acceleration X/Y/Z 0x0453-0x0455, s16, unit exponent -2 (0.01 g)
  *   2 Gyrometer 3D     (0x76): angular velocity X/Y/Z 0x0457-0x0459, s16, exponent -2 (0.01 deg/s)
  *   3 Compass 3D       (0x83): magnetic flux X/Y/Z 0x0485-0x0487, s16, exponent -1 (0.1 mGauss)
- * and, as a convertible, a fourth: 4 Accelerometer 3D, the one in the base (a second accel_3d).
+ *   4 Ambient light    (0x41): illuminance 0x04D1, u32, exponent -1 (0.1 lux; no unit item,
+ *                              which hid-sensor-als reads as lux: in_illuminance_scale 0.1)
+ * and, as a convertible, a fifth: 5 Accelerometer 3D, the one in the base (a second accel_3d).
  * Each collection's feature report: reporting state 0x0316 and power state 0x0319 (named arrays,
  * logical 1-based), report interval 0x030E (u32, ms), change sensitivity 0x030F (u16).
  * The hub answers GET_REPORT (feature and input) and SET_REPORT (feature), and sends input
@@ -20,12 +23,13 @@
  *   accel X Y Z   acceleration in m/s^2 (device axes; flat screen up is 0 0 -9.81, upright 0 -9.81 0)
  *   gyro X Y Z    angular velocity in rad/s
  *   magn X Y Z    magnetic field in microtesla              sleep SECONDS
+ *   light LUX     illuminance in lux (100 at the start)
  *   base X Y Z    the base accelerometer, as accel          convertible on|off  from the next
- *                 replug, the hub has the base accelerometer (off: three sensors, the default)
+ *                 replug, the hub has the base accelerometer (off: four sensors, the default)
  *   unplug        UHID_DESTROY (the IIO devices go away)    replug       create the hub again
  *   stamp PPM     from the next replug, stamp reports on a hub clock that starts at 0 and runs
  *                 PPM parts per million fast;              stamp off    no timestamps (default)
- *   quit          destroy and exit (end of input: keep playing the last pose)
+ *   quit          destroy and exit (end of input: keep playing the last values)
  * Each command is echoed to stderr with a "uhid-hub:" prefix.
  */
 #include <errno.h>
@@ -40,9 +44,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAXSENSORS 4
-/* Sensors of the hub as created: 3, or 4 as a convertible. */
-static int nsensors = 3;
+#define MAXSENSORS 5
+/* Sensors of the hub as created: 4, or 5 as a convertible. */
+static int nsensors = 4;
 static int convertible;
 
 /* Little helpers to write the report descriptor. */
@@ -58,6 +62,8 @@ static size_t dlen;
 struct sensor {
     uint8_t report_id;
     uint16_t usage;          /* collection usage on page 0x20 */
+    uint8_t nfields;         /* data fields: 3 axes, or 1 (illuminance) */
+    uint8_t wide;            /* 0: s16 fields, 1: u32 fields */
     uint16_t axis_usage[3];  /* data field usages */
     int8_t exponent;         /* unit exponent of the data fields */
     double per_unit;         /* SI value of one raw step (command units) */
@@ -66,20 +72,22 @@ struct sensor {
     uint8_t power;           /* 1-based index into 0x0850.. (2 = D0 full power) */
     uint32_t interval_ms;
     uint16_t sensitivity;
-    int16_t raw[3];
+    int32_t raw[3];
     struct timespec next;
     unsigned long sent;
 };
 
 static struct sensor sensors[MAXSENSORS] = {
     /* 0.01 g = 0.0980665 m/s^2 */
-    { 1, 0x73, { 0x0453, 0x0454, 0x0455 }, -2, 0.0980665, 1, 1, 100, 0, { 0, 0, 0 }, { 0, 0 }, 0 },
+    { 1, 0x73, 3, 0, { 0x0453, 0x0454, 0x0455 }, -2, 0.0980665, 1, 1, 100, 0, { 0, 0, 0 }, { 0, 0 }, 0 },
     /* 0.01 deg/s in rad/s */
-    { 2, 0x76, { 0x0457, 0x0458, 0x0459 }, -2, 0.01 * M_PI / 180.0, 1, 1, 100, 0, { 0, 0, 0 }, { 0, 0 }, 0 },
+    { 2, 0x76, 3, 0, { 0x0457, 0x0458, 0x0459 }, -2, 0.01 * M_PI / 180.0, 1, 1, 100, 0, { 0, 0, 0 }, { 0, 0 }, 0 },
     /* 0.1 mGauss = 0.01 microtesla */
-    { 3, 0x83, { 0x0485, 0x0486, 0x0487 }, -1, 0.01, 1, 1, 100, 0, { 0, 0, 0 }, { 0, 0 }, 0 },
+    { 3, 0x83, 3, 0, { 0x0485, 0x0486, 0x0487 }, -1, 0.01, 1, 1, 100, 0, { 0, 0, 0 }, { 0, 0 }, 0 },
+    /* 0.1 lux */
+    { 4, 0x41, 1, 1, { 0x04D1 }, -1, 0.1, 1, 1, 100, 0, { 0, 0, 0 }, { 0, 0 }, 0 },
     /* the base accelerometer of a convertible */
-    { 4, 0x73, { 0x0453, 0x0454, 0x0455 }, -2, 0.0980665, 1, 1, 100, 0, { 0, 0, 0 }, { 0, 0 }, 0 },
+    { 5, 0x73, 3, 0, { 0x0453, 0x0454, 0x0455 }, -2, 0.0980665, 1, 1, 100, 0, { 0, 0, 0 }, { 0, 0 }, 0 },
 };
 
 static void build_descriptor(void)
@@ -113,10 +121,12 @@ static void build_descriptor(void)
         USAGE16(0x030F);
         EMIT(0x15, 0x00, 0x26, 0xFF, 0x7F, 0x75, 0x10, 0x95, 0x01, 0x55, s->exponent & 0x0F);
         EMIT(0xB1, 0x02);
-        /* Input: the three axes, s16 each in its own field */
-        for (int a = 0; a < 3; a++) {
+        /* Input: the data fields, each its own: s16 axes, or a u32 illuminance */
+        for (int a = 0; a < s->nfields; a++) {
             USAGE16(s->axis_usage[a]);
-            EMIT(0x16, 0x01, 0x80, 0x26, 0xFF, 0x7F, 0x75, 0x10, 0x95, 0x01, 0x55, s->exponent & 0x0F);
+            if (s->wide) EMIT(0x15, 0x00, 0x27, 0xFF, 0xFF, 0xFF, 0x7F, 0x75, 0x20);
+            else EMIT(0x16, 0x01, 0x80, 0x26, 0xFF, 0x7F, 0x75, 0x10);
+            EMIT(0x95, 0x01, 0x55, s->exponent & 0x0F);
             EMIT(0x81, 0x02);              /*   Input (Data, Var, Abs) */
         }
         if (stamping) {
@@ -147,7 +157,7 @@ static void create_hub(void)
     struct uhid_event ev;
     memset(&ev, 0, sizeof ev);
     stamped = stamping;
-    nsensors = convertible ? 4 : 3;
+    nsensors = convertible ? 5 : 4;
     build_descriptor();
     clock_gettime(CLOCK_MONOTONIC, &hub_epoch);
     ev.type = UHID_CREATE2;
@@ -193,15 +203,17 @@ static size_t feature_report(struct sensor *s, uint8_t *out)
 
 static size_t input_report(struct sensor *s, uint8_t *out)
 {
+    size_t n = 1, width = s->wide ? 4 : 2;
     out[0] = s->report_id;
-    for (int a = 0; a < 3; a++) { out[1 + 2 * a] = (uint16_t)s->raw[a]; out[2 + 2 * a] = (uint16_t)s->raw[a] >> 8; }
-    if (!stamped) return 7;
+    for (int a = 0; a < s->nfields; a++)
+        for (size_t b = 0; b < width; b++) out[n++] = (uint32_t)s->raw[a] >> (8 * b);
+    if (!stamped) return n;
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     double elapsed_ms = ((t.tv_sec - hub_epoch.tv_sec) * 1e9 + (t.tv_nsec - hub_epoch.tv_nsec)) / 1e6;
     uint64_t hub_ms = (uint64_t)(elapsed_ms * (1 + stamp_ppm * 1e-6));
-    for (int b = 0; b < 8; b++) out[7 + b] = hub_ms >> (8 * b);
-    return 15;
+    for (int b = 0; b < 8; b++) out[n + b] = hub_ms >> (8 * b);
+    return n + 8;
 }
 
 static int active(const struct sensor *s) { return created && s->power == 2 && s->reporting == 2 && s->interval_ms > 0; }
@@ -265,12 +277,13 @@ static void handle_uhid(void)
     }
 }
 
-static void set_pose(struct sensor *s, double x, double y, double z)
+/* Sets the data fields from values in command units, clamped to the fields' logical range. */
+static void set_values(struct sensor *s, double x, double y, double z)
 {
-    double v[3] = { x, y, z };
-    for (int a = 0; a < 3; a++) {
+    double v[3] = { x, y, z }, lo = s->wide ? 0 : -32767, hi = s->wide ? 2147483647.0 : 32767;
+    for (int a = 0; a < s->nfields; a++) {
         double r = round(v[a] / s->per_unit);
-        s->raw[a] = r > 32767 ? 32767 : r < -32767 ? -32767 : (int16_t)r;
+        s->raw[a] = r > hi ? (int32_t)hi : r < lo ? (int32_t)lo : (int32_t)r;
     }
 }
 
@@ -282,10 +295,11 @@ static int command(char *line, struct timespec *sleep_until)
     line[strcspn(line, "\r\n")] = 0;
     if (sscanf(line, "%15s", word) != 1 || word[0] == '#') return 0;
     fprintf(stderr, "uhid-hub: %s\n", line);
-    if (sscanf(line, "accel %lf %lf %lf", &x, &y, &z) == 3) set_pose(&sensors[0], x, y, z);
-    else if (sscanf(line, "gyro %lf %lf %lf", &x, &y, &z) == 3) set_pose(&sensors[1], x, y, z);
-    else if (sscanf(line, "magn %lf %lf %lf", &x, &y, &z) == 3) set_pose(&sensors[2], x, y, z);
-    else if (sscanf(line, "base %lf %lf %lf", &x, &y, &z) == 3) set_pose(&sensors[3], x, y, z);
+    if (sscanf(line, "accel %lf %lf %lf", &x, &y, &z) == 3) set_values(&sensors[0], x, y, z);
+    else if (sscanf(line, "gyro %lf %lf %lf", &x, &y, &z) == 3) set_values(&sensors[1], x, y, z);
+    else if (sscanf(line, "magn %lf %lf %lf", &x, &y, &z) == 3) set_values(&sensors[2], x, y, z);
+    else if (sscanf(line, "light %lf", &x) == 1) set_values(&sensors[3], x, 0, 0);
+    else if (sscanf(line, "base %lf %lf %lf", &x, &y, &z) == 3) set_values(&sensors[4], x, y, z);
     else if (!strcmp(line, "convertible on")) convertible = 1;
     else if (!strcmp(line, "convertible off")) convertible = 0;
     else if (sscanf(line, "sleep %lf", &x) == 1) { now(sleep_until); add_ms(sleep_until, (long)(x * 1000)); }
@@ -323,10 +337,12 @@ int main(int argc, char **argv)
     setvbuf(stderr, NULL, _IOLBF, 0);
     ufd = open("/dev/uhid", O_RDWR | O_CLOEXEC);
     if (ufd < 0) die("open /dev/uhid");
-    /* Lying flat, screen up. HID sensors (and so the IIO devices they make) follow the Windows
-     * and Core Motion convention: gravity reads -1 g along z face up, -1 g along y upright. */
-    set_pose(&sensors[0], 0, 0, -9.80665);
-    set_pose(&sensors[2], 20, 0, -40);
+    /* Lying flat, screen up, in 100 lux (an office). HID sensors (and so the IIO devices they
+     * make) follow the Windows and Core Motion convention: gravity reads -1 g along z face up,
+     * -1 g along y upright. */
+    set_values(&sensors[0], 0, 0, -9.80665);
+    set_values(&sensors[2], 20, 0, -40);
+    set_values(&sensors[3], 100, 0, 0);
     create_hub();
     for (;;) {
         if (run_lines(&sleep_until)) { destroy_hub(); return 0; }
