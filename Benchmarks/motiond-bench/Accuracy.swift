@@ -24,6 +24,9 @@ struct Accuracy: ParsableCommand {
     @Option(help: "Override the motion bias time constant (s; 0 disables), to study one parameter set across all files.")
     var motionBiasTau: Double?
 
+    @Flag(inversion: .prefixedNo, help: "Also run every file with a hard iron of 10, 25 and 50 µT plus 10 % soft iron added to its magnetometer.")
+    var ironVariants = true
+
     @OptionGroup var engine: EngineOptions
 
     /// The files and VQF 2.1.2's published results on them (RMSE, degrees; dataset README): 9D and
@@ -56,7 +59,11 @@ struct Accuracy: ParsableCommand {
         print("| file | 9D total / heading / incl. | 9D trusted total | VQF 9D total | 6D total / heading / incl. | VQF 6D total | VQF incl. |")
         print("|---|---|---|---|---|---|---|")
         var scores: [(nine: OrientationError.Summary, nineTrusted: OrientationError.Summary, six: OrientationError.Summary)] = []
-        for file in Self.files {
+        // Per variant (the clean recording first), per file.
+        let variants: [Double?] = [nil] + (ironVariants ? MagnetometerDistortion.hardIronMagnitudes : [])
+        var variantScores = [[VariantScore]](repeating: [], count: variants.count)
+        var trustedAfter: [Double] = []
+        for (index, file) in Self.files.enumerated() {
             let trace = try loadTrace("\(dataset)/\(file.path)")
             let references = trace.records.map(\.reference)
             let evaluate = trace.records.map { $0.movement ?? false }
@@ -73,6 +80,14 @@ struct Accuracy: ParsableCommand {
                 String(format: "%.2f / %.2f / %.2f", s.rmse.total, s.rmse.heading, s.rmse.inclination)
             }
             func two(_ value: Double) -> String { String(format: "%.2f", value) }
+            let phases = MotionPhases(trace.records)
+            trustedAfter.append(phases.score(TraceFusion.outputs(for: trace.records, frame: .xMagneticNorthZVertical, configuration: trusted),
+                                             references: references).after)
+            for (v, magnitude) in variants.enumerated() {
+                let records = magnitude.map { MagnetometerDistortion.variant(magnitude: $0, fileIndex: index).apply(to: trace.records) } ?? trace.records
+                variantScores[v].append(phases.score(TraceFusion.outputs(for: records, frame: .xMagneticNorthZVertical, configuration: configuration),
+                                                     references: references))
+            }
             print("| \(file.path) | \(triple(nine)) | \(two(nineTrusted.rmse.total)) | \(two(file.vqf9D)) | \(triple(six)) | \(two(file.vqf6D)) | \(two(file.vqfInclination)) |")
         }
         func mean(_ values: [Double]) -> Double { values.reduce(0, +) / Double(values.count) }
@@ -80,5 +95,35 @@ struct Accuracy: ParsableCommand {
                      mean(scores.map(\.nine.rmse.total)), mean(scores.map(\.nine.rmse.inclination)), mean(scores.map(\.nineTrusted.rmse.total)),
                      mean(Self.files.map(\.vqf9D)), mean(scores.map(\.six.rmse.total)), mean(scores.map(\.six.rmse.inclination)),
                      mean(Self.files.map(\.vqf6D)), mean(Self.files.map(\.vqfInclination))))
+        for (v, magnitude) in variants.enumerated() {
+            printVariant(magnitude, scores: variantScores[v], trustedAfter: trustedAfter, calibration: configuration.magnetometerCalibration)
+        }
+    }
+
+    /// One variant's table: 9D over the first 30 s of motion and after, beside the trusted clean
+    /// recording after 30 s; the largest heading error in the first 30 s; when accuracy reached high.
+    private func printVariant(_ magnitude: Double?, scores: [VariantScore], trustedAfter: [Double],
+                              calibration: MotionEngine.MagnetometerCalibrationMode) {
+        let title = magnitude.map { String(format: "hard iron %.0f µT + 10 %% soft iron", $0) } ?? "the recordings as they are"
+        print("\n9D (\(calibration.rawValue)), \(title); seconds from the start of motion; trusted = the clean recording's readings trusted.")
+        print("| file | first 30 s | after 30 s | trusted after 30 s | after − trusted | largest heading error, first 30 s | high after |")
+        print("|---|---|---|---|---|---|---|")
+        func high(_ seconds: Double?) -> String { seconds.map { String(format: "%.1f s", $0) } ?? "never" }
+        for (file, (score, trusted)) in zip(Self.files, zip(scores, trustedAfter)) {
+            print(String(format: "| %@ | %.2f | %.2f | %.2f | %+.2f | %.1f | %@ |", Self.label(file.path), score.first, score.after, trusted,
+                         score.after - trusted, score.largestHeadingFirst, high(score.highAfter)))
+        }
+        func mean(_ values: [Double]) -> Double { values.reduce(0, +) / Double(values.count) }
+        let reached = scores.compactMap(\.highAfter)
+        print(String(format: "| **mean** | %.2f | **%.2f** | %.2f | %+.2f | %.1f (max %.1f) | %@ |", mean(scores.map(\.first)), mean(scores.map(\.after)),
+                     mean(trustedAfter), mean(scores.map(\.after)) - mean(trustedAfter), mean(scores.map(\.largestHeadingFirst)),
+                     scores.map(\.largestHeadingFirst).max() ?? 0,
+                     reached.count == scores.count ? "max " + high(reached.max()) : "\(scores.count - reached.count) never"))
+    }
+
+    /// `dec3_95.2hz/05_undisturbed….csv` → `dec3/05`.
+    static func label(_ path: String) -> String {
+        let parts = path.split(separator: "/")
+        return "\(parts.first?.split(separator: "_").first ?? "")/\(parts.last?.prefix(2) ?? "")"
     }
 }

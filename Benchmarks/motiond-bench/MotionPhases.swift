@@ -1,0 +1,36 @@
+import MotionCore
+
+/// A recording's movement phase split at 30 s after it begins (the time a calibration has to
+/// converge in ordinary motion).
+struct MotionPhases {
+    var start: Double
+    var first: [Bool]
+    var after: [Bool]
+    var movement: [Bool]
+    var times: [Double]
+
+    init(_ records: [TraceRecord], split: Double = 30) {
+        movement = records.map { $0.movement ?? false }
+        times = records.map(\.time)
+        start = records.first { $0.movement ?? false }?.time ?? 0
+        let start = start
+        first = zip(movement, times).map { $0 && $1 < start + split }
+        after = zip(movement, times).map { $0 && $1 >= start + split }
+    }
+
+    /// Scores one run of the 9D (north) frame against the references.
+    func score(_ outputs: [TraceFusion.Output], references: [Quaternion?]) -> VariantScore {
+        let estimates = outputs.map { $0.attitude.map(OrientationError.eastNorthUp(fromNorthWestUp:)) }
+        func rmse(_ mask: [Bool]) -> Double {
+            OrientationError.summarize(estimates: estimates, references: references, evaluate: mask, removeHeadingOffset: false).rmse.total
+        }
+        var largest = 0.0
+        for i in estimates.indices where first[i] {
+            guard let estimate = estimates[i], let reference = references[i] else { continue }
+            largest = max(largest, OrientationError.components(of: OrientationError.errorQuaternion(estimate: estimate, reference: reference)).heading)
+        }
+        let high = outputs.indices.first { outputs[$0].calibrationAccuracy == .high }
+        return VariantScore(first: rmse(first), after: rmse(after), largestHeadingFirst: largest,
+                            highAfter: high.map { max(0, times[$0] - start) })
+    }
+}
