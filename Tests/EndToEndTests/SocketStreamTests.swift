@@ -102,6 +102,8 @@ struct SocketStreamTests {
 
         try await client.send(.subscribe(.init(id: 2, stream: .deviceMotion, interval: 0.05, frame: .xMagneticNorthZVertical)))
         try await client.send(.subscribe(.init(id: 3, stream: .heading, interval: 0.1, headingFilter: 0)))
+        // The engine's start may take a while on a loaded machine; once it runs, 2 s of values.
+        _ = try #require(try await client.next(type: "deviceMotion", timeout: 15), "no deviceMotion in 15 s")
         let messages = try await client.collect(for: 2)
         let motion = try #require(messages.last { $0["type"] as? String == "deviceMotion" }, "no deviceMotion in 2 s")
         #expect(motion["frame"] as? String == "xMagneticNorthZVertical")
