@@ -25,7 +25,7 @@ struct SystemdTests {
 
     static func unitDirectory(_ destdir: URL) -> String { destdir.appendingPathComponent("usr/lib/systemd/system").path }
 
-    @Test("make install-data: units with the binary's path, sysusers entry, udev rule, the configuration (never overwritten once edited), the Python example")
+    @Test("make install-data: units with the binary's path, sysusers entry, udev rule, the configuration (never overwritten once edited), the D-Bus policy and polkit action")
     func installData() async throws {
         let dir = try await Self.installedUnits()
         defer { try? FileManager.default.removeItem(at: dir) }
