@@ -13,7 +13,8 @@ import Glibc
 /// 1. Gyroscope bias: measured at every rest of the recording and interpolated between them
 ///    (``GyroscopeBiasTrack``), so the motion before the first rest is integrated with it too.
 /// 2. Sensor lags: the accelerometer's and the magnetometer's delays behind the gyroscope are
-///    estimated from the recording (``SensorLag``) and each sensor is read that much later.
+///    estimated from the recording (``SensorLag``), and each of their samples is turned by the
+///    attitude at the time it describes.
 /// 3. Inclination: the bias-corrected gyroscope is integrated; the specific force, turned into
 ///    that frame, is low-passed forward and backward (``ZeroPhaseLowPass``, no delay), and the
 ///    smallest turn making it vertical, accumulated sample by sample, corrects the drift.
@@ -58,55 +59,53 @@ public struct AttitudeSmoother: Sendable {
     public func smooth(_ records: [TraceRecord]) -> Result {
         let gap = parameters.estimator.maximumGap
         let times = records.map(\.time)
-        let gyroscope = SampleSeries(records, \.gyroscope).values(at: times, lag: 0, maximumGap: gap)
-        let accelerometer = SampleSeries(records, \.accelerometer)
+        let gyroscope = SampleSeries(records, \.gyroscope).values(at: times, maximumGap: gap)
+        let accelerometer = SampleSeries(records, \.accelerometer).values(at: times, maximumGap: gap)
         let magnetometer = SampleSeries(records, \.magnetometer)
-        let simultaneous = accelerometer.values(at: times, lag: 0, maximumGap: gap)
-        var stretches = Self.stretches(times: times, gyroscope: gyroscope, accelerometer: simultaneous, maximumGap: gap).map { range in
+        var stretches = Self.stretches(times: times, gyroscope: gyroscope, accelerometer: accelerometer, maximumGap: gap).map { range in
             Stretch(range: range, times: Array(times[range]), gyroscope: gyroscope[range].map { $0! },
-                    accelerometer: simultaneous[range].map { $0! }, parameters: parameters.estimator)
+                    accelerometer: accelerometer[range].map { $0! }, parameters: parameters.estimator)
         }
-
-        // Inclination, with the accelerometer read at its lag.
         let lagRange = -parameters.maximumSensorLag...parameters.maximumSensorLag
-        func forces(_ stretch: Stretch, lag: Double) -> [Vector3] {
-            zip(accelerometer.values(at: stretch.times, lag: lag, maximumGap: gap), stretch.accelerometer).map { -($0 ?? $1) }
-        }
+
+        // Inclination. A sample `lag` late is turned by the attitude at its time minus the lag
+        // (the samples themselves are never interpolated: that would smooth their noise, more
+        // between two samples than at one, and bias the search to half-sample lags).
         let accelerometerLag = parameters.estimatesSensorLags ? SensorLag.minimizing(range: lagRange, step: parameters.sensorLagStep) { lag in
             stretches.reduce(0) { sum, stretch in
-                let inertial = zip(stretch.integrated, forces(stretch, lag: lag)).map { $0.rotate($1) }
+                let inertial = stretch.inertial(stretch.forces, lag: lag, attitudes: stretch.integrated)
                 let fast = ZeroPhaseLowPass.filter(inertial, times: stretch.times, tau: Self.accelerometerLagBand.fast)
                 let slow = ZeroPhaseLowPass.filter(inertial, times: stretch.times, tau: Self.accelerometerLagBand.slow)
                 return sum + zip(fast, slow).reduce(0) { $0 + ($1.0.x - $1.1.x) * ($1.0.x - $1.1.x) + ($1.0.y - $1.1.y) * ($1.0.y - $1.1.y) }
             }
         } : 0
         for i in stretches.indices {
-            stretches[i].correctInclination(forces: forces(stretches[i], lag: accelerometerLag), tau: parameters.accelerometerTau)
+            stretches[i].correctInclination(lag: accelerometerLag, tau: parameters.accelerometerTau)
         }
-
-        // Heading, with the magnetometer read at its lag.
         var result = Result(attitude6D: Array(repeating: nil, count: records.count), attitude9D: Array(repeating: nil, count: records.count),
                             accelerometerLag: accelerometerLag, magnetometerLag: nil)
         for stretch in stretches { for (i, q) in zip(stretch.range, stretch.attitude6D) { result.attitude6D[i] = q } }
+
+        // Heading, the same way.
         guard !magnetometer.times.isEmpty else { return result }
-        let undisturbed = stretches.map { undisturbedFields($0, magnetometer.values(at: $0.times, lag: 0, maximumGap: gap)) }
+        let fields = stretches.map { magnetometer.values(at: $0.times, maximumGap: gap) }
+        let undisturbed = zip(stretches, fields).map { undisturbedFields($0.inertial($1, lag: 0, attitudes: $0.attitude6D)) }
         let magnetometerLag = parameters.estimatesSensorLags ? SensorLag.minimizing(range: lagRange, step: parameters.sensorLagStep) { lag in
-            zip(stretches, undisturbed).reduce(0) { sum, pair in
-                let (stretch, usable) = pair
-                let fields = zip(stretch.attitude6D, magnetometer.values(at: stretch.times, lag: lag, maximumGap: gap)).map { q, m in m.map(q.rotate) ?? .zero }
-                let slow = ZeroPhaseLowPass.filter(fields, times: stretch.times, tau: Self.magnetometerLagTau)
-                return sum + zip(zip(fields, slow), usable).reduce(0) { $0 + ($1.1 ? ($1.0.0 - $1.0.1).dot($1.0.0 - $1.0.1) : 0) }
+            zip(stretches, zip(fields, undisturbed)).reduce(0) { sum, item in
+                let (stretch, (fields, usable)) = item
+                let inertial = stretch.inertial(fields, lag: lag, attitudes: stretch.attitude6D).map { $0 ?? .zero }
+                let slow = ZeroPhaseLowPass.filter(inertial, times: stretch.times, tau: Self.magnetometerLagTau)
+                return sum + zip(zip(inertial, slow), usable).reduce(0) { $0 + ($1.1 ? ($1.0.0 - $1.0.1).dot($1.0.0 - $1.0.1) : 0) }
             }
         } : 0
         result.magnetometerLag = magnetometerLag
         let smoother = HeadingSmoother(timeConstant: parameters.headingTau, outlierThreshold: parameters.headingOutlierThreshold * .pi / 180,
                                        iterations: parameters.headingOutlierIterations)
-        for (stretch, usable) in zip(stretches, undisturbed) {
-            let fields = magnetometer.values(at: stretch.times, lag: magnetometerLag, maximumGap: gap)
-            let measured: [Double?] = stretch.attitude6D.indices.map { i in
-                guard usable[i], let m = fields[i] else { return nil }
-                let e = stretch.attitude6D[i].rotate(m)
-                guard e.x * e.x + e.y * e.y > 0 else { return nil }
+        for (stretch, fields) in zip(stretches, fields) {
+            let inertial = stretch.inertial(fields, lag: magnetometerLag, attitudes: stretch.attitude6D)
+            // Disturbances judged again at the lag found: at 300 °/s, 15 ms turn the dip by 4.5°.
+            let measured: [Double?] = zip(inertial, undisturbedFields(inertial)).map { e, usable in
+                guard usable, let e, e.x * e.x + e.y * e.y > 0 else { return nil }
                 return -atan2(e.y, e.x) // the turn about Z taking the field's horizontal part to +X
             }
             guard let headings = smoother.smooth(times: stretch.times, measured: measured) else { continue }
@@ -117,13 +116,12 @@ public struct AttitudeSmoother: Sendable {
         return result
     }
 
-    /// Per time of the stretch, whether a magnetometer reading exists and its field agrees with
-    /// the stretch's median norm and dip angle (in the 6D frame).
-    private func undisturbedFields(_ stretch: Stretch, _ fields: [Vector3?]) -> [Bool] {
-        let inertial = zip(stretch.attitude6D, fields).map { q, m in m.map(q.rotate) }
+    /// Per time, whether a field (turned into the 6D frame) exists and agrees with the median
+    /// norm and dip angle of all of them.
+    private func undisturbedFields(_ inertial: [Vector3?]) -> [Bool] {
         func dip(_ e: Vector3) -> Double { atan2(-e.z, (e.x * e.x + e.y * e.y).squareRoot()) }
         let present = inertial.compactMap { $0 }
-        guard !present.isEmpty else { return Array(repeating: false, count: fields.count) }
+        guard !present.isEmpty else { return Array(repeating: false, count: inertial.count) }
         func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
         let norm = median(present.map(\.norm)), angle = median(present.map(dip))
         return inertial.map { e in
@@ -155,11 +153,11 @@ public struct AttitudeSmoother: Sendable {
 private struct Stretch {
     let range: Range<Int>
     let times: [Double]
-    /// The accelerometer at the stretch's own times (G, gravity-vector sign).
-    let accelerometer: [Vector3]
+    /// The specific force at the stretch's times (G, up at rest).
+    let forces: [Vector3]
     /// The bias-corrected gyroscope integrated from the identity: device → almost-inertial.
     let integrated: [Quaternion]
-    /// Device → Z up: the integrated attitude until ``correctInclination(forces:tau:)``.
+    /// Device → Z up: the integrated attitude until ``correctInclination(lag:tau:)``.
     private(set) var attitude6D: [Quaternion]
 
     init(range: Range<Int>, times: [Double], gyroscope: [Vector3], accelerometer: [Vector3], parameters: AttitudeEstimatorParameters) {
@@ -176,18 +174,46 @@ private struct Stretch {
         }
         self.range = range
         self.times = times
-        self.accelerometer = accelerometer
+        forces = accelerometer.map { -$0 }
         self.integrated = integrated
         attitude6D = integrated
     }
 
-    /// Turns the integrated attitude so the zero-phase low-pass of the specific force (`forces`,
-    /// device frame, one per time) points up, by the smallest turn, accumulated sample by sample
-    /// as online.
-    mutating func correctInclination(forces: [Vector3], tau: Double) {
-        let inertial = zip(integrated, forces).map { $0.rotate($1) }
+    /// Device-frame `vectors`, one per time, sampled `lag` late, turned by `attitudes` (one per
+    /// time) as they stood `lag` before each time: interpolated between the neighbouring ones
+    /// (normalised linear interpolation: they are a sample interval apart), the first or last
+    /// beyond the stretch's ends.
+    func inertial(_ vectors: [Vector3], lag: Double, attitudes: [Quaternion]) -> [Vector3] {
+        inertial(vectors.map(Optional.some), lag: lag, attitudes: attitudes).map { $0! }
+    }
+
+    func inertial(_ vectors: [Vector3?], lag: Double, attitudes: [Quaternion]) -> [Vector3?] {
+        var next = 0 // index of the first time later than the one sought
+        return zip(times, vectors).map { time, vector in
+            guard let vector else { return nil }
+            let t = time - lag
+            while next < times.count && times[next] <= t { next += 1 }
+            let q: Quaternion
+            if next == 0 {
+                q = attitudes[0]
+            } else if next == times.count || times[next - 1] == t {
+                q = attitudes[next - 1]
+            } else {
+                let (a, b) = (attitudes[next - 1], attitudes[next])
+                let f = (t - times[next - 1]) / (times[next] - times[next - 1])
+                let s = (a.w * b.w + a.x * b.x + a.y * b.y + a.z * b.z) < 0 ? -f : f // the shorter way
+                q = Quaternion(w: a.w * (1 - f) + b.w * s, x: a.x * (1 - f) + b.x * s, y: a.y * (1 - f) + b.y * s,
+                               z: a.z * (1 - f) + b.z * s).normalized
+            }
+            return q.rotate(vector)
+        }
+    }
+
+    /// Turns the integrated attitude so the zero-phase low-pass of the specific force (read
+    /// `lag` late) points up, by the smallest turn, accumulated sample by sample as online.
+    mutating func correctInclination(lag: Double, tau: Double) {
         var correction = Quaternion.identity
-        for (i, v) in ZeroPhaseLowPass.filter(inertial, times: times, tau: tau).enumerated() {
+        for (i, v) in ZeroPhaseLowPass.filter(inertial(forces, lag: lag, attitudes: integrated), times: times, tau: tau).enumerated() {
             let up = correction.rotate(v)
             if up.norm > 1e-9 {
                 correction = (AttitudeEstimator.turnToVertical(up / up.norm) * correction).normalized

@@ -1,6 +1,6 @@
 /// One sensor's readings from a whole recording, in time order, readable at any time by linear
-/// interpolation between the two samples around it (the offline smoother reads each sensor at
-/// the gyroscope's times, shifted by the sensor's lag).
+/// interpolation between the two samples around it (the offline smoother reads every sensor at
+/// the times of the trace's rows, whichever sensors a row holds).
 struct SampleSeries: Sendable {
     let times: [Double]
     let values: [Vector3]
@@ -17,29 +17,25 @@ struct SampleSeries: Sendable {
         self.values = values
     }
 
-    /// The readings at `queries` (ascending) shifted `lag` later: interpolated between the
-    /// samples around `query + lag` when they are at most `maximumGap` apart; the nearest
-    /// sample held when the time lies outside the recording by at most `maximumGap`; nil
-    /// otherwise (across a gap, far outside).
-    func values(at queries: [Double], lag: Double, maximumGap: Double) -> [Vector3?] {
+    /// The readings at `queries` (ascending): a sample taken at that very time as it is;
+    /// otherwise interpolated between the samples around it when they are at most `maximumGap`
+    /// apart, the nearest sample when the time lies outside the recording by at most
+    /// `maximumGap`, and nil across a longer gap or farther outside.
+    func values(at queries: [Double], maximumGap: Double) -> [Vector3?] {
         var out: [Vector3?] = []
         out.reserveCapacity(queries.count)
-        var next = 0 // index of the first sample later than the current time
-        for query in queries {
-            let t = query + lag
+        var next = 0 // index of the first sample later than the query
+        for t in queries {
             while next < times.count && times[next] <= t { next += 1 }
-            if next == 0 {
+            if next > 0 && times[next - 1] == t {
+                out.append(values[next - 1])
+            } else if next == 0 {
                 out.append(!times.isEmpty && times[0] - t <= maximumGap ? values[0] : nil)
             } else if next == times.count {
                 out.append(t - times[next - 1] <= maximumGap ? values[next - 1] : nil)
             } else {
                 let (t0, t1) = (times[next - 1], times[next])
-                guard t1 - t0 <= maximumGap else {
-                    out.append(nil)
-                    continue
-                }
-                let f = (t - t0) / (t1 - t0)
-                out.append(values[next - 1] + (values[next] - values[next - 1]) * f)
+                out.append(t1 - t0 <= maximumGap ? values[next - 1] + (values[next] - values[next - 1]) * ((t - t0) / (t1 - t0)) : nil)
             }
         }
         return out
