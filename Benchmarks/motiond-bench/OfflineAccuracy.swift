@@ -92,6 +92,12 @@ struct OfflineAccuracy: ParsableCommand {
             print(row(path, scores))
         }
         print(meanRow(all))
+        guard all.allSatisfy({ $0.vqf != nil }) else { return }
+        let mean = { (pick: (Scores) -> Double) in all.map(pick).reduce(0, +) / Double(all.count) }
+        let (ours, theirs) = (mean { $0.offline9D.total }, mean { $0.vqf!.offline9D.total })
+        let (inclination, theirInclination) = (mean { $0.offline9D.inclination }, mean { $0.vqf!.offline9D.inclination })
+        print(String(format: "offline vs offline VQF, mean: 9D %.2f° vs %.2f° (%.2f×), inclination %.2f° vs %.2f° (%.2f×)",
+                     ours, theirs, ours / theirs, inclination, theirInclination, inclination / theirInclination))
     }
 
     private func triple(_ s: OrientationError.Components) -> String {
