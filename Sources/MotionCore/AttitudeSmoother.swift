@@ -44,18 +44,12 @@ public struct AttitudeSmoother: Sendable {
         public var magnetometerLag: Double?
     }
 
-    /// The band whose horizontal energy the accelerometer's lag minimises: the specific force
-    /// low-passed at 1 s (linear accelerations average out) minus its 10 s low-pass (what the
-    /// inclination correction removes anyway).
-    private static let accelerometerLagBand = (fast: 1.0, slow: 10.0)
-    /// The magnetometer's lag minimises the field's energy above a 1 s low-pass: the earth's
-    /// field has none in an inertial frame, unlike the specific force.
-    private static let magnetometerLagTau = 1.0
-
     public init(parameters: AttitudeSmootherParameters = AttitudeSmootherParameters()) {
         self.parameters = parameters
     }
 
+    /// Estimates the attitude at every record of a whole trace (records in time order, sensors
+    /// as ``TraceRecord`` holds them).
     public func smooth(_ records: [TraceRecord]) -> Result {
         let gap = parameters.estimator.maximumGap
         let times = records.map(\.time)
@@ -66,38 +60,24 @@ public struct AttitudeSmoother: Sendable {
             Stretch(range: range, times: Array(times[range]), gyroscope: gyroscope[range].map { $0! },
                     accelerometer: accelerometer[range].map { $0! }, parameters: parameters.estimator)
         }
-        let lagRange = -parameters.maximumSensorLag...parameters.maximumSensorLag
-
-        // Inclination. A sample `lag` late is turned by the attitude at its time minus the lag
-        // (the samples themselves are never interpolated: that would smooth their noise, more
-        // between two samples than at one, and bias the search to half-sample lags).
-        let accelerometerLag = parameters.estimatesSensorLags ? SensorLag.minimizing(range: lagRange, step: parameters.sensorLagStep) { lag in
-            stretches.reduce(0) { sum, stretch in
-                let inertial = stretch.inertial(stretch.forces, lag: lag, attitudes: stretch.integrated)
-                let fast = ZeroPhaseLowPass.filter(inertial, times: stretch.times, tau: Self.accelerometerLagBand.fast)
-                let slow = ZeroPhaseLowPass.filter(inertial, times: stretch.times, tau: Self.accelerometerLagBand.slow)
-                return sum + zip(fast, slow).reduce(0) { $0 + ($1.0.x - $1.1.x) * ($1.0.x - $1.1.x) + ($1.0.y - $1.1.y) * ($1.0.y - $1.1.y) }
-            }
-        } : 0
-        for i in stretches.indices {
-            stretches[i].correctInclination(lag: accelerometerLag, tau: parameters.accelerometerTau)
-        }
         var result = Result(attitude6D: Array(repeating: nil, count: records.count), attitude9D: Array(repeating: nil, count: records.count),
-                            accelerometerLag: accelerometerLag, magnetometerLag: nil)
-        for stretch in stretches { for (i, q) in zip(stretch.range, stretch.attitude6D) { result.attitude6D[i] = q } }
+                            accelerometerLag: 0, magnetometerLag: nil)
+        guard !stretches.isEmpty else { return result }
+
+        // Inclination, with the accelerometer's samples turned by the attitude at their lagged times.
+        result.accelerometerLag = estimatedLag { lag in stretches.reduce(0) { $0 + $1.forceWobble(lag: lag) } }
+        for i in stretches.indices {
+            stretches[i].correctInclination(lag: result.accelerometerLag, tau: parameters.accelerometerTau)
+            for (k, q) in zip(stretches[i].range, stretches[i].attitude6D) { result.attitude6D[k] = q }
+        }
 
         // Heading, the same way.
         guard !magnetometer.times.isEmpty else { return result }
         let fields = stretches.map { magnetometer.values(at: $0.times, maximumGap: gap) }
         let undisturbed = zip(stretches, fields).map { undisturbedFields($0.inertial($1, lag: 0, attitudes: $0.attitude6D)) }
-        let magnetometerLag = parameters.estimatesSensorLags ? SensorLag.minimizing(range: lagRange, step: parameters.sensorLagStep) { lag in
-            zip(stretches, zip(fields, undisturbed)).reduce(0) { sum, item in
-                let (stretch, (fields, usable)) = item
-                let inertial = stretch.inertial(fields, lag: lag, attitudes: stretch.attitude6D).map { $0 ?? .zero }
-                let slow = ZeroPhaseLowPass.filter(inertial, times: stretch.times, tau: Self.magnetometerLagTau)
-                return sum + zip(zip(inertial, slow), usable).reduce(0) { $0 + ($1.1 ? ($1.0.0 - $1.0.1).dot($1.0.0 - $1.0.1) : 0) }
-            }
-        } : 0
+        let magnetometerLag = estimatedLag { lag in
+            stretches.indices.reduce(0) { $0 + stretches[$1].fieldWobble(fields[$1], usable: undisturbed[$1], lag: lag) }
+        }
         result.magnetometerLag = magnetometerLag
         let smoother = HeadingSmoother(timeConstant: parameters.headingTau, outlierThreshold: parameters.headingOutlierThreshold * .pi / 180,
                                        iterations: parameters.headingOutlierIterations)
@@ -114,6 +94,13 @@ public struct AttitudeSmoother: Sendable {
             }
         }
         return result
+    }
+
+    /// The lag minimising `wobble` in the configured range, or 0 when lags are not estimated.
+    private func estimatedLag(_ wobble: (Double) -> Double) -> Double {
+        guard parameters.estimatesSensorLags else { return 0 }
+        return SensorLag.minimizing(range: -parameters.maximumSensorLag...parameters.maximumSensorLag,
+                                    step: parameters.sensorLagStep, cost: wobble)
     }
 
     /// Per time, whether a field (turned into the 6D frame) exists and agrees with the median
@@ -182,7 +169,9 @@ private struct Stretch {
     /// Device-frame `vectors`, one per time, sampled `lag` late, turned by `attitudes` (one per
     /// time) as they stood `lag` before each time: interpolated between the neighbouring ones
     /// (normalised linear interpolation: they are a sample interval apart), the first or last
-    /// beyond the stretch's ends.
+    /// beyond the stretch's ends. The attitude is interpolated, not the samples: that would
+    /// smooth their noise, more between two samples than at one, and pull the lag search to
+    /// half-sample lags.
     func inertial(_ vectors: [Vector3], lag: Double, attitudes: [Quaternion]) -> [Vector3] {
         inertial(vectors.map(Optional.some), lag: lag, attitudes: attitudes).map { $0! }
     }
@@ -206,6 +195,38 @@ private struct Stretch {
                                z: a.z * (1 - f) + b.z * s).normalized
             }
             return q.rotate(vector)
+        }
+    }
+
+    /// The band whose horizontal energy shows the accelerometer's lag: the specific force
+    /// low-passed at 1 s (linear accelerations average out) minus its 10 s low-pass (what the
+    /// inclination correction removes anyway).
+    private static let forceBand = (fast: 1.0, slow: 10.0)
+    /// The fields' energy above this low-pass shows the magnetometer's lag: the earth's field
+    /// has none in an inertial frame (the specific force does: linear acceleration).
+    private static let fieldLowPassTau = 1.0
+
+    /// How much the specific force, read `lag` late, wobbles horizontally in the inertial frame
+    /// (its energy in ``forceBand``): least at the accelerometer's lag.
+    func forceWobble(lag: Double) -> Double {
+        let inertial = inertial(forces, lag: lag, attitudes: integrated)
+        let fast = ZeroPhaseLowPass.filter(inertial, times: times, tau: Self.forceBand.fast)
+        let slow = ZeroPhaseLowPass.filter(inertial, times: times, tau: Self.forceBand.slow)
+        return zip(fast, slow).reduce(0) { sum, pair in
+            let d = pair.0 - pair.1
+            return sum + d.x * d.x + d.y * d.y
+        }
+    }
+
+    /// How much the `usable` fields, read `lag` late, wobble in the 6D frame (their energy
+    /// above a ``fieldLowPassTau`` low-pass): least at the magnetometer's lag.
+    func fieldWobble(_ fields: [Vector3?], usable: [Bool], lag: Double) -> Double {
+        let inertial = inertial(fields, lag: lag, attitudes: attitude6D).map { $0 ?? .zero }
+        let slow = ZeroPhaseLowPass.filter(inertial, times: times, tau: Self.fieldLowPassTau)
+        return inertial.indices.reduce(0) { sum, i in
+            guard usable[i] else { return sum }
+            let d = inertial[i] - slow[i]
+            return sum + d.dot(d)
         }
     }
 
