@@ -11,7 +11,8 @@ import Glibc
 /// and uses the whole recording in each part:
 ///
 /// 1. Gyroscope bias: measured at every rest of the recording and interpolated between them
-///    (``GyroscopeBiasTrack``), so the motion before the first rest is integrated with it too.
+///    (``GyroscopeBiasTrack``), so the motion before the first rest is integrated with it too;
+///    the gyroscope integrated at its own sample times (``StrapdownIntegration``).
 /// 2. Sensor lags: the accelerometer's and the magnetometer's delays behind the gyroscope are
 ///    estimated from the recording (``SensorLag``), and each of their samples is turned by the
 ///    attitude at the time it describes.
@@ -23,8 +24,9 @@ import Glibc
 ///    smoothed both ways by ``HeadingSmoother``, which also drops outliers — a disturbance is
 ///    bridged from the headings before and after it.
 ///
-/// Pure and deterministic; time comes from the samples' timestamps (any rate, per-sensor rows
-/// are fine: each sensor is interpolated at the gyroscope's times). A gap longer than the
+/// Pure and deterministic; time comes from the samples' timestamps (any rate; rows holding
+/// only some sensors are fine: every sensor is read at every row's time, interpolated where the
+/// row lacks it). A gap longer than the
 /// online estimator's `maximumGap` splits the recording into stretches estimated separately.
 /// Magnetometer readings are taken as calibrated (``TraceFusion`` calibrates them first).
 public struct AttitudeSmoother: Sendable {
@@ -53,12 +55,14 @@ public struct AttitudeSmoother: Sendable {
     public func smooth(_ records: [TraceRecord]) -> Result {
         let gap = parameters.estimator.maximumGap
         let times = records.map(\.time)
-        let gyroscope = SampleSeries(records, \.gyroscope).values(at: times, maximumGap: gap)
+        let gyroscopeSeries = SampleSeries(records, \.gyroscope)
+        let gyroscope = gyroscopeSeries.values(at: times, maximumGap: gap)
         let accelerometer = SampleSeries(records, \.accelerometer).values(at: times, maximumGap: gap)
         let magnetometer = SampleSeries(records, \.magnetometer)
         var stretches = Self.stretches(times: times, gyroscope: gyroscope, accelerometer: accelerometer, maximumGap: gap).map { range in
-            Stretch(range: range, times: Array(times[range]), gyroscope: gyroscope[range].map { $0! },
-                    accelerometer: accelerometer[range].map { $0! }, parameters: parameters.estimator)
+            let samples = gyroscopeSeries.indices(covering: times[range.lowerBound], times[range.upperBound - 1], maximumGap: gap)
+            return Stretch(range: range, times: Array(times[range]), gyroscope: gyroscope[range].map { $0! }, accelerometer: accelerometer[range].map { $0! },
+                           gyroscopeSamples: (Array(gyroscopeSeries.times[samples]), Array(gyroscopeSeries.values[samples])), parameters: parameters.estimator)
         }
         var result = Result(attitude6D: Array(repeating: nil, count: records.count), attitude9D: Array(repeating: nil, count: records.count),
                             accelerometerLag: 0, magnetometerLag: nil)
@@ -147,22 +151,18 @@ private struct Stretch {
     /// Device → Z up: the integrated attitude until ``correctInclination(lag:tau:)``.
     private(set) var attitude6D: [Quaternion]
 
-    init(range: Range<Int>, times: [Double], gyroscope: [Vector3], accelerometer: [Vector3], parameters: AttitudeEstimatorParameters) {
-        let bias = GyroscopeBiasTrack.biases(times: times, gyroscope: gyroscope, accelerometer: accelerometer, parameters: parameters)
-        var q = Quaternion.identity
-        var integrated = [q]
-        integrated.reserveCapacity(times.count)
-        for i in times.indices.dropFirst() {
-            // As online: the rate of the sample ending the step, over the step.
-            let rate = gyroscope[i] - bias[i]
-            let angle = rate.norm * (times[i] - times[i - 1])
-            if angle > 0 { q = (q * Quaternion(axis: rate, angle: angle)).normalized }
-            integrated.append(q)
-        }
+    /// `gyroscope` and `accelerometer` are the readings at the stretch's `times` (interpolated
+    /// where a row lacks one), for rest detection and the specific force; the integration runs
+    /// on the gyroscope's own samples (`gyroscopeSamples`, covering the stretch).
+    init(range: Range<Int>, times: [Double], gyroscope: [Vector3], accelerometer: [Vector3],
+         gyroscopeSamples: (times: [Double], rates: [Vector3]), parameters: AttitudeEstimatorParameters) {
+        let bias = GyroscopeBiasTrack(times: times, gyroscope: gyroscope, accelerometer: accelerometer, parameters: parameters)
+        let strapdown = StrapdownIntegration(times: gyroscopeSamples.times,
+                                             rates: zip(gyroscopeSamples.times, gyroscopeSamples.rates).map { $1 - bias.bias(at: $0) })
         self.range = range
         self.times = times
         forces = accelerometer.map { -$0 }
-        self.integrated = integrated
+        integrated = strapdown.attitudes(at: times)
         attitude6D = integrated
     }
 

@@ -7,39 +7,41 @@
 /// time. The bias is linear in time between consecutive rests and constant before the first
 /// and after the last. A recording without a rest keeps the bias the estimator learned in
 /// motion by its end (from the inclination corrections), constant throughout.
-enum GyroscopeBiasTrack {
-    /// The bias at each time, rad/s. `accelerometer` in G (gravity-vector sign), as the estimator takes it.
-    static func biases(times: [Double], gyroscope: [Vector3], accelerometer: [Vector3],
-                       parameters: AttitudeEstimatorParameters) -> [Vector3] {
+struct GyroscopeBiasTrack: Sendable {
+    /// Each rest's middle time and mean reading, in time order.
+    private var rests: [(time: Double, bias: Vector3)] = []
+    /// The bias without any rest.
+    private let learned: Vector3
+
+    /// Runs the rest detection over readings taken together at `times` (`accelerometer` in G,
+    /// gravity-vector sign, as the estimator takes it).
+    init(times: [Double], gyroscope: [Vector3], accelerometer: [Vector3], parameters: AttitudeEstimatorParameters) {
         precondition(times.count == gyroscope.count && times.count == accelerometer.count, "one reading of each per time")
         var estimator = AttitudeEstimator(parameters: parameters)
-        var rests: [(time: Double, bias: Vector3)] = []
         var run: (time: Double, sum: Vector3, count: Int)?
-        func closeRun() {
-            if let run { rests.append((run.time / Double(run.count), run.sum / Double(run.count))) }
-            run = nil
-        }
         for i in times.indices {
             estimator.update(gyroscope: gyroscope[i], at: times[i])
             estimator.update(accelerometer: accelerometer[i], at: times[i])
-            guard estimator.state.atRest else {
-                closeRun()
-                continue
+            if estimator.state.atRest {
+                let sums = run ?? (0, .zero, 0)
+                run = (sums.time + times[i], sums.sum + gyroscope[i], sums.count + 1)
             }
-            let sums = run ?? (0, .zero, 0)
-            run = (sums.time + times[i], sums.sum + gyroscope[i], sums.count + 1)
+            if let sums = run, !estimator.state.atRest || i == times.count - 1 {
+                rests.append((sums.time / Double(sums.count), sums.sum / Double(sums.count)))
+                run = nil
+            }
         }
-        closeRun()
-        guard let first = rests.first, let last = rests.last else {
-            return [Vector3](repeating: estimator.state.bias, count: times.count)
-        }
-        var next = 0 // the first rest later than the current time
-        return times.map { t in
-            while next < rests.count && rests[next].time <= t { next += 1 }
-            if next == 0 { return first.bias }
-            if next == rests.count { return last.bias }
-            let (a, b) = (rests[next - 1], rests[next])
-            return a.bias + (b.bias - a.bias) * ((t - a.time) / (b.time - a.time))
-        }
+        learned = estimator.state.bias
+    }
+
+    /// The bias at `time`, rad/s.
+    func bias(at time: Double) -> Vector3 {
+        guard let first = rests.first, let last = rests.last else { return learned }
+        if time <= first.time { return first.bias }
+        if time >= last.time { return last.bias }
+        // The first rest later than `time` (rests are few: a linear search).
+        let next = rests.firstIndex { $0.time > time }!
+        let (a, b) = (rests[next - 1], rests[next])
+        return a.bias + (b.bias - a.bias) * ((time - a.time) / (b.time - a.time))
     }
 }

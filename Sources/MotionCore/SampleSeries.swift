@@ -17,6 +17,24 @@ struct SampleSeries: Sendable {
         self.values = values
     }
 
+    /// The samples that carry readings into the span `from...to`: those inside it, and the one
+    /// just before and just after it when at most `maximumGap` away.
+    func indices(covering from: Double, _ to: Double, maximumGap: Double) -> Range<Int> {
+        // Binary search: the first sample not earlier than `time`.
+        func firstIndex(notBefore time: Double) -> Int {
+            var (low, high) = (0, times.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if times[middle] < time { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+        var lower = firstIndex(notBefore: from), upper = firstIndex(notBefore: to)
+        if lower > 0 && from - times[lower - 1] <= maximumGap { lower -= 1 }
+        if upper < times.count && times[upper] - to <= maximumGap { upper += 1 }
+        return lower..<max(lower, upper)
+    }
+
     /// The readings at `queries` (ascending): a sample taken at that very time as it is;
     /// otherwise interpolated between the samples around it when they are at most `maximumGap`
     /// apart, the nearest sample when the time lies outside the recording by at most

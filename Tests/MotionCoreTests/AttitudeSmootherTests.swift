@@ -114,6 +114,24 @@ struct AttitudeSmootherTests {
         #expect(jump.heading > 5, "\(jump)")
     }
 
+    @Test("one sensor per row (sensors sampled at their own times, as motionctl record writes them): the gyroscope integrated at its own times, the others' time offsets found as lags")
+    func rowPerSensor() {
+        let steps = Self.steps(before: 3, motion: 30, after: 3)
+        let records = Self.records(steps)
+        // The same readings, the accelerometer's stamped 2 ms and the magnetometer's 4 ms after
+        // the gyroscope's, each in a row of its own: to the smoother they are 2 and 4 ms late.
+        let split = records.flatMap { r in
+            [TraceRecord(time: r.time, gyroscope: r.gyroscope), TraceRecord(time: r.time + 0.002, accelerometer: r.accelerometer),
+             TraceRecord(time: r.time + 0.004, magnetometer: r.magnetometer)]
+        }
+        let result = TraceFusion.smoothed(split, configuration: Self.trusted)
+        #expect(abs(result.accelerometerLag - 0.002) < 0.001 && abs((result.magnetometerLag ?? 0) - 0.004) < 0.001,
+                "lags \(result.accelerometerLag), \(String(describing: result.magnetometerLag))")
+        #expect(result.attitude9D.allSatisfy { $0 != nil })
+        let separate = Self.error(stride(from: 0, to: split.count, by: 3).map { result.attitude9D[$0] }, steps, rows: 300..<3300)
+        #expect(separate.inclination < 0.1 && separate.total < 0.15, "\(separate)")
+    }
+
     @Test("without a magnetometer: the 6D attitude only")
     func noMagnetometer() {
         let steps = Self.steps(motion: 30, after: 5)
@@ -181,8 +199,9 @@ struct AttitudeSmootherTests {
         let (first, second) = (Vector3(0.01, 0, -0.01), Vector3(0.02, 0.01, 0))
         let times = (0..<2000).map { Double($0) * 0.01 }
         let gyroscope = times.map { t in t < 5 ? first : t < 15 ? Vector3(0, 0, 1) + first : second }
-        let biases = GyroscopeBiasTrack.biases(times: times, gyroscope: gyroscope,
-                                               accelerometer: times.map { _ in Vector3(0, 0, -1) }, parameters: AttitudeEstimatorParameters())
+        let track = GyroscopeBiasTrack(times: times, gyroscope: gyroscope, accelerometer: times.map { _ in Vector3(0, 0, -1) },
+                                       parameters: AttitudeEstimatorParameters())
+        let biases = times.map(track.bias(at:))
         #expect(isClose(biases[0], first, tolerance: 1e-12) && isClose(biases[1999], second, tolerance: 1e-12))
         // Between the rests: on the line from one to the other, in order.
         let (a, b, c) = (biases[700], biases[1000], biases[1300])
