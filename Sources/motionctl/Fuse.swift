@@ -11,7 +11,7 @@ struct Fuse: ParsableCommand {
         engine has warmed up (no accelerometer and gyroscope sample yet) are left out.
 
         --offline estimates each attitude from the whole trace, the samples after it as well as before \
-        (a forward–backward smoother: the gyroscope bias from every rest, the accelerometer's and \
+        (a forward-backward smoother: the gyroscope bias from every rest, the accelerometer's and \
         magnetometer's lags behind the gyroscope, no filter delay, a heading bridged across magnetic \
         disturbances; docs/ACCURACY.md). More accurate, and only for recorded traces: the daemon cannot do \
         this live. Rows with no attitude (a gap in the gyroscope or accelerometer) are left out; \
