@@ -10,7 +10,7 @@ struct MotiondBench: ParsableCommand {
         commandName: "motiond-bench",
         abstract: "Benchmarks and accuracy evaluation of motiond, for its developers (build with -c release).",
         version: MotionVersion.current,
-        subcommands: [Accuracy.self, Bench.self, OrientationBench.self, HingeBench.self, DaemonBench.self, ClientBench.self])
+        subcommands: [Accuracy.self, OfflineAccuracy.self, Bench.self, OrientationBench.self, HingeBench.self, DaemonBench.self, ClientBench.self])
 
     /// Without a subcommand: the usage on standard error, and EX_USAGE.
     func run() throws {

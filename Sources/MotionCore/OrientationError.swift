@@ -15,6 +15,12 @@ public enum OrientationError {
         public var total: Double
         public var heading: Double
         public var inclination: Double
+
+        public init(total: Double, heading: Double, inclination: Double) {
+            self.total = total
+            self.heading = heading
+            self.inclination = inclination
+        }
     }
 
     /// RMSE of each component over the rows evaluated, degrees.

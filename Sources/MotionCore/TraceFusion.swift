@@ -1,5 +1,6 @@
 /// Runs a ``MotionEngine`` over a whole trace, exactly as the daemon feeds it: per row the
-/// gyroscope, then the accelerometer, then the magnetometer, at the row's time.
+/// gyroscope, then the accelerometer, then the magnetometer, at the row's time — or, offline,
+/// the ``AttitudeSmoother`` over the whole trace at once.
 public enum TraceFusion {
     /// What the engine gives after one record.
     public struct Output: Sendable, Hashable {
@@ -33,5 +34,51 @@ public enum TraceFusion {
             out.append(Output(attitude: try? engine.attitude(in: frame), calibrationAccuracy: engine.calibrationAccuracy))
         }
         return out
+    }
+
+    /// The offline ``AttitudeSmoother`` over the whole trace, the magnetometer calibrated first
+    /// as `configuration` says: with online calibration, the calibration the online calibrator
+    /// holds at the end of the trace is applied to every reading (it has seen them all).
+    public static func smoothed(_ records: [TraceRecord], configuration: MotionEngine.Configuration = MotionEngine.Configuration(),
+                                parameters: AttitudeSmootherParameters = AttitudeSmootherParameters()) -> AttitudeSmoother.Result {
+        var records = records
+        if configuration.magnetometerCalibration == .online {
+            var calibrator = MagnetometerCalibrator(parameters: configuration.calibrator)
+            for record in records { if let m = record.magnetometer { calibrator.update(m, at: record.time) } }
+            let calibration = calibrator.calibration
+            for i in records.indices { records[i].magnetometer = records[i].magnetometer.map(calibration.apply) }
+        }
+        return AttitudeSmoother(parameters: parameters).smooth(records)
+    }
+
+    /// One attitude per record in `frame` from ``smoothed(_:configuration:parameters:)`` (nil
+    /// where it has none: no gyroscope or accelerometer reading near the record's time, no
+    /// magnetometer for the north frames, no declination in `configuration` for true north).
+    /// Offline only: each attitude depends on the whole trace. The arbitrary frames put X where
+    /// the device pointed at the first attitude, as the engine does when updates start with the
+    /// trace.
+    public static func smoothedAttitudes(for records: [TraceRecord], frame: AttitudeReferenceFrame,
+                                         configuration: MotionEngine.Configuration = MotionEngine.Configuration(),
+                                         parameters: AttitudeSmootherParameters = AttitudeSmootherParameters()) -> [Quaternion?] {
+        let result = smoothed(records, configuration: configuration, parameters: parameters)
+        let z = Vector3(0, 0, 1)
+        func fromFirstYaw(_ attitudes: [Quaternion?]) -> [Quaternion?] {
+            guard let first = attitudes.lazy.compactMap({ $0 }).first else { return attitudes }
+            let turn = Quaternion(axis: z, angle: -Attitude(quaternion: first).yaw)
+            return attitudes.map { $0.map { (turn * $0).normalized } }
+        }
+        switch frame {
+        case .xArbitraryZVertical:
+            return fromFirstYaw(result.attitude6D)
+        case .xArbitraryCorrectedZVertical:
+            return fromFirstYaw(result.attitude9D)
+        case .xTrueNorthZVertical:
+            guard let declination = configuration.declination else { return Array(repeating: nil, count: records.count) }
+            // Magnetic north lies `declination` east (clockwise) of true north.
+            let turn = Quaternion(axis: z, angle: -declination * .pi / 180)
+            return result.attitude9D.map { $0.map { (turn * $0).normalized } }
+        default:
+            return result.attitude9D
+        }
     }
 }

@@ -9,6 +9,13 @@ struct Fuse: ParsableCommand {
         discussion: """
         The quaternion rotates device-frame vectors into the reference frame (Z up). Rows before the \
         engine has warmed up (no accelerometer and gyroscope sample yet) are left out.
+
+        --offline estimates each attitude from the whole trace, the samples after it as well as before \
+        (a forward-backward smoother: the gyroscope bias from every rest, the accelerometer's and \
+        magnetometer's lags behind the gyroscope, no filter delay, a heading bridged across magnetic \
+        disturbances; docs/ACCURACY.md). More accurate, and only for recorded traces: the daemon cannot do \
+        this live. Rows with no attitude (a gap in the gyroscope or accelerometer) are left out; \
+        --apply-axis-correction has no effect there.
         """)
 
     @Option(help: "Trace CSV (t,gyr_*,acc_*[,mag_*]).")
@@ -19,6 +26,9 @@ struct Fuse: ParsableCommand {
 
     @Option(help: "Reference frame: xArbitraryZVertical (6D), xArbitraryCorrectedZVertical, xMagneticNorthZVertical (default), xTrueNorthZVertical.")
     var frame = "xMagneticNorthZVertical"
+
+    @Flag(help: "Offline only: estimate each attitude from the whole trace (forward and backward in time), not as the daemon would live.")
+    var offline = false
 
     @OptionGroup var engine: EngineOptions
 
@@ -34,7 +44,9 @@ struct Fuse: ParsableCommand {
         if frame == .xTrueNorthZVertical && configuration.declination == nil {
             throw ValidationError("xTrueNorthZVertical needs --declination or --latitude/--longitude")
         }
-        let attitudes = TraceFusion.attitudes(for: trace.records, frame: frame, configuration: configuration)
+        let attitudes = offline
+            ? TraceFusion.smoothedAttitudes(for: trace.records, frame: frame, configuration: configuration)
+            : TraceFusion.attitudes(for: trace.records, frame: frame, configuration: configuration)
         var text = "t,qw,qx,qy,qz\n"
         for (record, q) in zip(trace.records, attitudes) {
             guard let q else { continue }

@@ -1,4 +1,5 @@
 import Foundation
+import MotionCore
 @testable import TestSupport
 import Testing
 
@@ -41,6 +42,52 @@ struct MotionCtlTests {
         #expect(refused.status != 0 && refused.stderr.contains("has no magnetometer columns"))
         let badFrame = try await Emulation.run([Self.motionctl, "fuse", "--input", input, "--output", output, "--frame", "xTrueNorth"])
         #expect(badFrame.status != 0 && badFrame.stderr.contains("--frame xTrueNorth"))
+    }
+
+    @Test("fuse --offline: a gyroscope bias there from the first sample, measured at the trace's final rest, corrects the whole motion before it; the online engine learns it only late")
+    func fuseOffline() async throws {
+        // 40 s of turns from pose to pose without a pause (4 s each: a turn's rate starts at a
+        // sample, which costs the integration up to one sample's turn), then 6 s still; the
+        // simulated gyroscope's bias is about (0.6, −0.5, 0.3) °/s.
+        let poses = [MotionScript.Pose.portrait, MotionScript.Pose.landscapeLeft, MotionScript.Pose.faceUp,
+                     MotionScript.Pose.landscapeRight, MotionScript.Pose.faceDown]
+        let script = MotionScript(steps: (0..<10).map { MotionScript.Step(name: "turn", pose: poses[$0 % poses.count], turn: 4, hold: 0) }
+            + [MotionScript.Step(name: "rest", pose: poses[9 % poses.count], turn: 0, hold: 6)])
+        var settings = SimulatedIMU.Settings()
+        settings.gyroscopeBias = Vector3(0.01, -0.008, 0.006)
+        var imu = SimulatedIMU(script: script, settings: settings)
+        var lines = ["t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z"]
+        for i in 0..<Int(script.duration * 100) {
+            let t = Double(i) / 100
+            let g = imu.sample(.gyroscope, at: t, timestamp: t).vector
+            let a = imu.sample(.accelerometer, at: t, timestamp: t).vector * -PhysicalConstants.standardGravity // SI, +g up
+            lines.append("\(t),\(g.x),\(g.y),\(g.z),\(a.x),\(a.y),\(a.z)")
+        }
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("turning.csv").path
+        try (lines.joined(separator: "\n") + "\n").write(toFile: input, atomically: true, encoding: .utf8)
+
+        /// RMS over the motion of the angle between the gravity each attitude implies and the truth's, degrees.
+        func inclinationError(_ arguments: [String]) async throws -> Double {
+            let output = dir.appendingPathComponent("q.csv").path
+            let run = try await Emulation.run([Self.motionctl, "fuse", "--input", input, "--output", output, "--frame", "xArbitraryZVertical"] + arguments)
+            #expect(run.status == 0, "\(run.stderr)")
+            var sum = 0.0, count = 0
+            for row in try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").dropFirst() {
+                let v = row.split(separator: ",").map { Double($0)! }
+                guard v[0] < 40 else { continue }
+                let down = Vector3(0, 0, -1)
+                let estimated = Quaternion(w: v[1], x: v[2], y: v[3], z: v[4]).inverse.rotate(down)
+                let truth = script.state(at: v[0]).attitude.inverse.rotate(down)
+                let angle = acos(max(-1, min(1, estimated.dot(truth) / estimated.norm))) * 180 / .pi
+                (sum, count) = (sum + angle * angle, count + 1)
+            }
+            #expect(count > 3900)
+            return (sum / Double(max(1, count))).squareRoot()
+        }
+        let offline = try await inclinationError(["--offline"]), online = try await inclinationError([])
+        #expect(offline < 0.35 && online > 4 * offline, "inclination RMS offline \(offline)°, online \(online)°")
     }
 
     /// Portrait 2 s, a quarter turn counter-clockwise in 1 s to landscapeLeft, rest, a 4 Hz shake
