@@ -102,8 +102,8 @@ check: test-deps
 	# everything through until a test creates a testbed.
 	LD_PRELOAD=libumockdev-preload.so.0 $(SWIFT) test --skip-build --skip '$(ROTATE_TESTS)|$(FLOOD_TESTS)|$(CORE_TESTS)' $(SWIFTFLAGS)
 	# The motion model's tests compute for tens of seconds on whole BROAD recordings, holding the
-	# test process's two cooperative threads: beside the rest they kept the socket tests' readers
-	# from running (a reader that does not read loses samples; a daemon's hello went unread).
+	# test process's cooperative threads, which the socket tests' readers need (a reader that does
+	# not get to read loses samples): they run on their own.
 	$(SWIFT) test --skip-build --filter '$(CORE_TESTS)' $(SWIFTFLAGS)
 	# The compositors (headless sway, Xvfb) run on their own: beside the rest they starve
 	# the timing-sensitive hot-plug and socket tests of CPU on a two-core machine.
