@@ -112,7 +112,7 @@ public struct AttitudeEstimator: Sendable {
     /// The 9D attitude: device → X magnetic north, Y west, Z up (the 6D one until a heading is known).
     @inline(__always) // called from the engine, it copied the whole estimator into a temporary
     public var attitude9D: Quaternion {
-        (Quaternion(axis: Vector3(0, 0, 1), angle: state.heading) * attitude6D).normalized
+        attitude6D.turnedAboutVertical(by: state.heading)
     }
 
     /// Integrates a gyroscope sample (rad/s).

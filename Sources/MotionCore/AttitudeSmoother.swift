@@ -94,7 +94,7 @@ public struct AttitudeSmoother: Sendable {
             }
             guard let headings = smoother.smooth(times: stretch.times, measured: measured) else { continue }
             for (k, i) in stretch.range.enumerated() {
-                result.attitude9D[i] = (Quaternion(axis: Vector3(0, 0, 1), angle: headings[k]) * stretch.attitude6D[k]).normalized
+                result.attitude9D[i] = stretch.attitude6D[k].turnedAboutVertical(by: headings[k])
             }
         }
         return result

@@ -262,11 +262,9 @@ public struct MotionEngine: Sendable {
                 : "the device has no magnetometer")
         }
         guard isReady else { throw .warmingUp }
-        let z = Vector3(0, 0, 1)
         switch frame {
         case .xArbitraryZVertical:
-            let yaw = (anchor ?? ownAnchor).arbitraryYaw
-            return (Quaternion(axis: z, angle: -yaw) * estimator.attitude6D).normalized
+            return estimator.attitude6D.turnedAboutVertical(by: -(anchor ?? ownAnchor).arbitraryYaw)
         default:
             guard estimator.state.headingInitialized else { throw .warmingUp }
             let q = estimator.attitude9D
@@ -275,10 +273,9 @@ public struct MotionEngine: Sendable {
                 return q
             case .xTrueNorthZVertical:
                 // Magnetic north lies `declination` east (clockwise) of true north.
-                return (Quaternion(axis: z, angle: -(configuration.declination ?? 0) * .pi / 180) * q).normalized
+                return q.turnedAboutVertical(by: -(configuration.declination ?? 0) * .pi / 180)
             default:
-                let yaw = anchor?.correctedYaw ?? ownAnchor.correctedYaw ?? 0
-                return (Quaternion(axis: z, angle: -yaw) * q).normalized
+                return q.turnedAboutVertical(by: -(anchor?.correctedYaw ?? ownAnchor.correctedYaw ?? 0))
             }
         }
     }

@@ -49,6 +49,13 @@ public struct Quaternion: Sendable, Hashable, Codable {
             z: a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w)
     }
 
+    /// This attitude (device → reference) with its reference frame's horizontal axes turned:
+    /// the rotation by `angle` radians about the reference Z (up) applied after it. A heading
+    /// puts north in place of the 6D frame's X; minus a yaw moves X to where the device pointed.
+    public func turnedAboutVertical(by angle: Double) -> Quaternion {
+        (Quaternion(axis: Vector3(0, 0, 1), angle: angle) * self).normalized
+    }
+
     /// Rotates `v` by this (unit) quaternion.
     public func rotate(_ v: Vector3) -> Vector3 {
         let u = vector

@@ -61,11 +61,10 @@ public enum TraceFusion {
                                          configuration: MotionEngine.Configuration = MotionEngine.Configuration(),
                                          parameters: AttitudeSmootherParameters = AttitudeSmootherParameters()) -> [Quaternion?] {
         let result = smoothed(records, configuration: configuration, parameters: parameters)
-        let z = Vector3(0, 0, 1)
         func fromFirstYaw(_ attitudes: [Quaternion?]) -> [Quaternion?] {
             guard let first = attitudes.lazy.compactMap({ $0 }).first else { return attitudes }
-            let turn = Quaternion(axis: z, angle: -Attitude(quaternion: first).yaw)
-            return attitudes.map { $0.map { (turn * $0).normalized } }
+            let yaw = Attitude(quaternion: first).yaw
+            return attitudes.map { $0?.turnedAboutVertical(by: -yaw) }
         }
         switch frame {
         case .xArbitraryZVertical:
@@ -75,8 +74,7 @@ public enum TraceFusion {
         case .xTrueNorthZVertical:
             guard let declination = configuration.declination else { return Array(repeating: nil, count: records.count) }
             // Magnetic north lies `declination` east (clockwise) of true north.
-            let turn = Quaternion(axis: z, angle: -declination * .pi / 180)
-            return result.attitude9D.map { $0.map { (turn * $0).normalized } }
+            return result.attitude9D.map { $0?.turnedAboutVertical(by: -declination * .pi / 180) }
         default:
             return result.attitude9D
         }
