@@ -224,11 +224,11 @@ struct PeerSuiteTests {
     }
 
     @Test("decimal-comma locale, buffered: the scale 0.000010 is read as such (not 0), the claim is served through the buffer",
-          .enabled(if: hasTools, needs), .enabled(if: DecimalCommaLocale.environment != nil, "needs the de_DE locale source (Debian's locales package)"))
+          .enabled(if: hasTools, needs), .enabled(if: DecimalCommaLocale.isAvailable, "needs the de_DE locale source (Debian's locales package)"))
     func decimalCommaBuffered() async throws {
         let served = try await Served(
             Self.bufferedAccel(extra: [("in_accel_scale", "0.000010"), ("in_accel_offset", "0.0"), ("in_accel_mount_matrix", "1, 0, 0; 0, 1, 0; 0, 0, 1")]),
-            scripts: ["/dev/iio:device0": Self.feed([(Self.upright, 600)])], environment: try #require(DecimalCommaLocale.environment))
+            scripts: ["/dev/iio:device0": Self.feed([(Self.upright, 600)])], environment: try await DecimalCommaLocale.environment())
         defer { _ = served.stop() }
         #expect(try await served.property("HasAccelerometer") == "b true")
         #expect(await served.logs("found accelerometer on iio:device0 (IIO Test Accelerometer), display: scale 0.00001 0.00001 0.00001, offset 0 0 0;"),
@@ -239,21 +239,21 @@ struct PeerSuiteTests {
     }
 
     @Test("decimal-comma locale, buffered, with a per-axis offset: the accelerometer is offered",
-          .enabled(if: hasTools, needs), .enabled(if: DecimalCommaLocale.environment != nil, "needs the de_DE locale source (Debian's locales package)"))
+          .enabled(if: hasTools, needs), .enabled(if: DecimalCommaLocale.isAvailable, "needs the de_DE locale source (Debian's locales package)"))
     func decimalCommaOffset() async throws {
         let served = try await Served(
             Self.bufferedAccel(extra: [("in_accel_scale", "0.000010"), ("in_accel_x_offset", "0.0"), ("in_accel_mount_matrix", "1, 0, 0; 0, 1, 0; 0, 0, 1")]),
-            environment: try #require(DecimalCommaLocale.environment))
+            environment: try await DecimalCommaLocale.environment())
         defer { _ = served.stop() }
         #expect(try await served.property("HasAccelerometer") == "b true")
         #expect(await served.logs("scale 0.00001 0.00001 0.00001, offset 0 0 0;"), "\(served.daemon.process.stderr)")
     }
 
     @Test("decimal-comma locale, polled: the scale 0.000001 is read as such (not 1), normal, then right-up",
-          .enabled(if: hasTools, needs), .enabled(if: DecimalCommaLocale.environment != nil, "needs the de_DE locale source (Debian's locales package)"))
+          .enabled(if: hasTools, needs), .enabled(if: DecimalCommaLocale.isAvailable, "needs the de_DE locale source (Debian's locales package)"))
     func decimalCommaPolled() async throws {
         // raw × 0.000001 = 9.80665 m/s²: 1 G.
-        let served = try await Served(Self.polledAccel(raw: [0, -9_806_650, 0], scale: "0.000001"), environment: try #require(DecimalCommaLocale.environment))
+        let served = try await Served(Self.polledAccel(raw: [0, -9_806_650, 0], scale: "0.000001"), environment: try await DecimalCommaLocale.environment())
         defer { _ = served.stop() }
         #expect(await served.logs("scale 0.000001 0.000001 0.000001, offset 0 0 0;"), "\(served.daemon.process.stderr)")
         let path = served.testbed.root + Self.accel

@@ -148,12 +148,12 @@ extension HotplugTests {
 
     @Test("monitor-sensor shows the same lines against motiond (in a decimal-comma locale) as against iio-sensor-proxy for the same device movements and light and proximity changes; latency side by side",
           .enabled(if: hasDBusTools && iioSensorProxy != nil, "needs dbus-daemon, busctl, gdbus and iio-sensor-proxy (scripts/install-deps.sh test)"),
-          .enabled(if: DecimalCommaLocale.environment != nil, "needs the de_DE locale source (Debian's locales package) for the LC_NUMERIC check"))
+          .enabled(if: DecimalCommaLocale.isAvailable, "needs the de_DE locale source (Debian's locales package) for the LC_NUMERIC check"))
     func sameLinesAsIIOSensorProxy() async throws {
         let directory = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         // A German desktop: scales like 0.5 in sysfs must not be read as 0 or 5.
-        let ours = try await Self.playScenario(Self.motiondSensorProxy(directory), locale: try #require(DecimalCommaLocale.environment))
+        let ours = try await Self.playScenario(Self.motiondSensorProxy(directory), locale: try await DecimalCommaLocale.environment())
         let theirs = try await Self.playScenario([try #require(Self.iioSensorProxy), "-v"])
 
         #expect(ours.initial == ["orientation": "normal", "light": "100.000000", "near": "0"], "\(ours.initial)")

@@ -227,13 +227,24 @@ final class RunningProcess: Sendable {
     }
 
     deinit {
-        terminate()
+        // Nobody can wait for the child any more: a thread of its own ends it, so a child that
+        // ignores SIGTERM (iiod) holds no shared test thread for the grace period.
+        let pid = pid, reaped = reaped
+        if Self.poll(pid, reaped) == nil {
+            do {
+                try BackgroundThread.start(name: "end.\(pid)") { Self.end(pid, reaped) }
+            } catch {
+                Self.end(pid, reaped)
+            }
+        }
         try? FileManager.default.removeItem(at: outURL)
         try? FileManager.default.removeItem(at: errURL)
     }
 
     /// The exit status if the child has ended (reaping it), nil while it runs.
-    private func poll() -> Int32? {
+    private func poll() -> Int32? { Self.poll(pid, reaped) }
+
+    private static func poll(_ pid: Int32, _ reaped: Lock<Int32?>) -> Int32? {
         reaped.withLock { status in
             if status == nil {
                 var raw: Int32 = 0
@@ -247,9 +258,11 @@ final class RunningProcess: Sendable {
     }
 
     /// Blocks until the child has ended; its status.
-    private func waitForExit() -> Int32 {
+    private func waitForExit() -> Int32 { Self.waitForExit(pid, reaped) }
+
+    private static func waitForExit(_ pid: Int32, _ reaped: Lock<Int32?>) -> Int32 {
         while true {
-            if let status = poll() { return status }
+            if let status = poll(pid, reaped) { return status }
             usleep(5_000)
         }
     }
@@ -262,13 +275,15 @@ final class RunningProcess: Sendable {
     var output: ProcessOutput { ProcessOutput(status: status, stdout: stdout, stderr: stderr) }
 
     /// SIGTERM to the whole group, then SIGKILL after a grace period.
-    func terminate() {
-        guard isRunning else { return }
+    func terminate() { Self.end(pid, reaped) }
+
+    private static func end(_ pid: Int32, _ reaped: Lock<Int32?>) {
+        guard poll(pid, reaped) == nil else { return }
         kill(-pid, SIGTERM)
         let deadline = Date().addingTimeInterval(3)
-        while isRunning && Date() < deadline { usleep(20_000) }
-        if isRunning { kill(-pid, SIGKILL) }
-        _ = waitForExit()
+        while poll(pid, reaped) == nil && Date() < deadline { usleep(20_000) }
+        if poll(pid, reaped) == nil { kill(-pid, SIGKILL) }
+        _ = waitForExit(pid, reaped)
     }
 
     /// Sends SIGTERM and waits for the exit status.
