@@ -53,6 +53,9 @@ public struct AttitudeEstimator: Sendable {
         /// The heading no longer holds (after a gap, or a new magnetometer calibration): the
         /// next undisturbed magnetometer sample sets it outright instead of easing toward it.
         public var headingStale = false
+        /// After a new magnetometer calibration: the heading and the magnetic reference settle
+        /// on the new field's mean for ``headingSettlingTime``. Absent: not settling.
+        public var headingSettling: HeadingSettling?
         /// The gyroscope had a gap: the next accelerometer sample restarts the attitude.
         public var gyroscopeGap = false
         /// Gyroscope bias, rad/s.
@@ -92,11 +95,28 @@ public struct AttitudeEstimator: Sendable {
         state.bias = bias
     }
 
-    /// Forgets the magnetic reference and heading, so the next magnetometer sample sets them
-    /// afresh (the magnetometer calibration changed: the old reference no longer applies).
+    /// A heading settling on a new calibration's field: since when (nil: from the next sample)
+    /// and over how many samples.
+    public struct HeadingSettling: Sendable, Hashable, Codable {
+        public var since: Double?
+        public var samples = 0
+    }
+    /// After a new calibration the heading and the magnetic reference follow the mean of the
+    /// samples since, then a low-pass of ``headingSettlingTau``, for ``headingSettlingTime`` s.
+    static let headingSettlingTau = 3.0
+    static let headingSettlingTime = 9.0
+
+    /// Forgets the magnetic reference, and eases the heading toward the field as the new
+    /// calibration gives it (the magnetometer calibration changed: the old reference no longer
+    /// applies). Not outright from one sample: one reading taken mid-turn, behind the gyroscope,
+    /// was seen to set a heading 45° off that then took a minute to decay.
     public mutating func resetMagneticReference() {
-        state.magneticReferenceKnown = false
-        state.headingStale = true
+        if state.headingInitialized {
+            state.headingSettling = HeadingSettling()
+        } else {
+            state.magneticReferenceKnown = false
+            state.headingStale = true
+        }
         state.candidateSince = nil
         state.magneticallyDisturbed = false
     }
@@ -215,6 +235,24 @@ public struct AttitudeEstimator: Sendable {
         let dip = atan2(-inertial.z, horizontal)
         guard horizontal > 1e-6 else { return }
 
+        // Settling on a new calibration: the reference norm and dip and the heading follow the
+        // mean of every sample since the calibration changed, then a low-pass of a few seconds,
+        // disturbed or not. Not a reference from one sample and then a gate: a first reading 16° off the usual
+        // dip (taken mid-turn) was seen to pass only the readings that agreed with it, pulling the
+        // heading 45° off for a minute.
+        if var settling = state.headingSettling, state.magneticReferenceKnown {
+            let since = settling.since ?? time
+            settling.since = since
+            settling.samples += 1
+            state.headingSettling = time - since < Self.headingSettlingTime ? settling : nil
+            let k = max(1 / Double(settling.samples), isStep(dt) ? Self.gain(dt: dt, tau: Self.headingSettlingTau) : 0)
+            state.magneticNorm += (norm - state.magneticNorm) * k
+            state.magneticDip += (dip - state.magneticDip) * k
+            state.heading = Self.wrapped(state.heading + Self.wrapped(-atan2(inertial.y, inertial.x) - state.heading) * k)
+            state.candidateSince = nil
+            state.magneticallyDisturbed = false
+            return
+        }
         // Disturbance: compare with the learned norm and dip.
         if !state.magneticReferenceKnown {
             (state.magneticNorm, state.magneticDip, state.magneticReferenceKnown) = (norm, dip, true)

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Learns the magnetometer's hard-iron offset and soft-iron distortion online from ordinary
 /// device motion, and rates the result like Core Motion's `CMMagneticFieldCalibrationAccuracy`.
 ///
@@ -37,6 +39,22 @@
 /// medium and high as it is. A fitted calibration gives way to a fit of higher level, or of
 /// equal level with a smaller residual than its own on the same samples; after collection
 /// restarted (below), to the first acceptable fit. Refitting never lowers the accuracy.
+///
+/// With a gyroscope (``update(rate:)``), turning is evidence too: in a field constant in the world
+/// the right calibration makes the readings turn exactly as the gyroscope says
+/// (``MagnetometerGyroscopeAgreement``), whatever part of the sphere they cover. Every 2 s of
+/// readings (10 s after the first minute of evidence), while the accuracy is at most low and the evidence holds
+/// ``Parameters/gyroscopeMinimumTurning``, the calibration that agrees best with the gyroscope
+/// (hard iron alone, or with the soft iron when that explains the turning better per degree of
+/// freedom) is fitted. It replaces the readings as they come when it leaves at most
+/// ``Parameters/gyroscopeFitRatio`` of what they leave of the gyroscope's prediction and finds a
+/// hard iron of at least ``Parameters/gyroscopeFitHardIron`` of the field strength (so readings
+/// calibrated already stay exactly as they are, and an uncalibrated laptop's tens of µT are
+/// corrected within seconds of turning, at low accuracy); it replaces a fitted calibration when it
+/// leaves less by the factor ``Parameters/gyroscopeVeto``. Sphere and ellipsoid fits then refine
+/// it as above, but none replaces a fitted calibration that agrees better with the gyroscope by
+/// that factor. Near a magnet that stays in the room (BROAD 30 and 31) the world's field is not
+/// constant and the gyroscope's evidence can mislead (docs/ACCURACY.md measures it).
 ///
 /// Disturbances: while the fit is at least medium, a sample whose calibrated magnitude is off R by
 /// more than ``Parameters/deviationTolerance`` is not retained (a passing magnet cannot spoil the
@@ -87,6 +105,19 @@ public struct MagnetometerCalibrator: Sendable {
         public var largeHardIron = 0.4
         /// …and beyond either, replaced only by a fit whose residual is at most this fraction of theirs.
         public var replacementResidualRatio = 0.5
+        /// The gyroscope's evidence (``MagnetometerGyroscopeAgreement``) counts from this much
+        /// turning, ``MagnetometerGyroscopeAgreement/turning`` (about ∫|ω|² dt), rad²/s: 6 s of
+        /// a figure eight, 20 s at 1 rad/s.
+        public var gyroscopeMinimumTurning = 20.0
+        /// The readings as they come give way to the gyroscope's own fit when it leaves at most
+        /// this fraction of what they leave of the gyroscope's prediction and finds a hard iron of
+        /// at least ``gyroscopeFitHardIron`` of the field strength: an uncalibrated magnetometer
+        /// is corrected from turning alone, before its readings cover the sphere.
+        public var gyroscopeFitRatio = 0.85
+        public var gyroscopeFitHardIron = 0.15
+        /// A fit replaces a fitted calibration only if it leaves at most this multiple of what
+        /// the one in use leaves of the gyroscope's prediction.
+        public var gyroscopeVeto = 1.1
 
         public init() {}
     }
@@ -127,6 +158,14 @@ public struct MagnetometerCalibrator: Sendable {
 
     public var parameters: Parameters
     public private(set) var state: State
+    /// The gyroscope's evidence since collection (re)started; not saved (it is seconds old).
+    public private(set) var agreement = MagnetometerGyroscopeAgreement()
+    /// ``MagnetometerGyroscopeAgreement/closedWindows`` at the last gyroscope fit.
+    private var gyroscopeFitWindows = 0
+    /// Windows between gyroscope fits: 2 s over the first minute of evidence (after the start or
+    /// a restart of collection), 10 s after it (a fit of 60 s of windows costs about a millisecond).
+    static let gyroscopeFitInterval = Int((2 / MagnetometerGyroscopeAgreement.windowLength).rounded())
+    static let gyroscopeRefitInterval = Int((10 / MagnetometerGyroscopeAgreement.windowLength).rounded())
     /// At most this many recent samples off the fit are kept (5 s at 100 Hz).
     public static let recentOffLimit = 500
 
@@ -156,11 +195,69 @@ public struct MagnetometerCalibrator: Sendable {
     /// The calibrated field for a raw reading, µT.
     public func calibrated(_ raw: Vector3) -> Vector3 { state.calibration.apply(raw) }
 
+    /// Feeds the gyroscope's rate (device frame, rad/s, bias removed), held until the next one.
+    public mutating func update(rate: Vector3) {
+        agreement.update(rate: rate)
+    }
+
     /// Feeds one raw magnetometer sample (device frame, µT) at `time` (s). Samples with a
     /// non-finite component or time are ignored. Returns whether ``calibration`` changed.
     @discardableResult
     public mutating func update(_ raw: Vector3, at time: Double) -> Bool {
         guard raw.isFinite, time.isFinite else { return false }
+        agreement.update(field: raw, at: time)
+        let interval = agreement.closedWindows < MagnetometerGyroscopeAgreement.windowLimit ? Self.gyroscopeFitInterval : Self.gyroscopeRefitInterval
+        let gyroscopeFitted = state.fitAccuracy <= .low && agreement.closedWindows >= gyroscopeFitWindows + interval
+            && agreement.turning >= parameters.gyroscopeMinimumTurning && adoptGyroscopeFit()
+        return consider(raw, at: time) || gyroscopeFitted
+    }
+
+    /// The gyroscope's own fit, adopted at low accuracy when it beats the calibration in use
+    /// (see ``Parameters/gyroscopeFitRatio``); whether it was.
+    private mutating func adoptGyroscopeFit() -> Bool {
+        gyroscopeFitWindows = agreement.closedWindows
+        let points = state.samples.compactMap { $0?.field }
+        guard !points.isEmpty, let inUse = agreement.residual(of: state.calibration) else { return false }
+        // The hard iron alone (3 unknowns and the lag) or with the soft iron (12 and the lag): the
+        // full fit is taken only when what it leaves per degree of freedom is a tenth smaller, so
+        // a few windows of one kind of turning do not choose a soft iron that fits their noise.
+        let equations = Double(3 * agreement.windows.count)
+        var best: (calibration: MagnetometerCalibration, residual: Double, perFreedom: Double)?
+        for (hardIronOnly, unknowns) in [(true, 4.0), (false, 13.0)] where equations > unknowns {
+            guard let fit = agreement.fit(hardIronOnly: hardIronOnly)?.calibration else { continue }
+            // Its symmetric part with unit determinant (the antisymmetric rest is a small turn of
+            // the magnetometer's axes, which a calibration does not carry), scaled to the samples.
+            let symmetric = (fit.softIron + fit.softIron.transposed) * 0.5
+            let determinant = symmetric.determinant
+            guard determinant > 0 else { continue }
+            let softIron = symmetric * (1 / cbrt(determinant))
+            let eigen = SymmetricEigen(softIron)
+            guard eigen.smallest > 0, eigen.largest / eigen.smallest <= parameters.maximumAxisRatio else { continue }
+            var candidate = MagnetometerCalibration(offset: fit.offset, softIron: softIron, fieldStrength: 0)
+            candidate.fieldStrength = points.reduce(0) { $0 + candidate.apply($1).norm } / Double(points.count)
+            guard parameters.plausibleFieldStrength.contains(candidate.fieldStrength),
+                  let residual = agreement.residual(of: candidate) else { continue }
+            let perFreedom = residual * (equations / (equations - unknowns)).squareRoot()
+            if best.map({ perFreedom < 0.9 * $0.perFreedom }) ?? true { best = (candidate, residual, perFreedom) }
+        }
+        guard let (candidate, fitted, _) = best else { return false }
+        let adopt = state.calibration.isIdentity
+            ? fitted <= parameters.gyroscopeFitRatio * inUse && candidate.offset.norm >= parameters.gyroscopeFitHardIron * candidate.fieldStrength
+            : fitted <= inUse / parameters.gyroscopeVeto
+        guard adopt else { return false }
+        state.calibration = candidate
+        state.accuracy = .low
+        state.fitAccuracy = .low
+        state.residual = Self.residual(of: candidate, over: points)
+        state.deviation = 0
+        state.binCentre = candidate.offset
+        rebin()
+        return true
+    }
+
+    /// The sample for the sphere and ellipsoid fits and the disturbance watch (see the type's
+    /// documentation); whether the calibration changed.
+    private mutating func consider(_ raw: Vector3, at time: Double) -> Bool {
         // A gap counts as at most 1 s, so one sample after a pause cannot decide alone.
         let dt = state.lastTime.map { min(max(time - $0, 0), 1) } ?? 0
         state.lastTime = time
@@ -227,7 +324,7 @@ public struct MagnetometerCalibrator: Sendable {
                 || hardIron >= parameters.largeHardIron || (hardIron >= parameters.smallHardIron && best.level >= .medium))
                 && best.residual <= parameters.replacementResidualRatio * current.residual
         } else if state.fitAccuracy > .uncalibrated {
-            best.level > state.fitAccuracy || (best.level == state.fitAccuracy && best.residual < current.residual)
+            (best.level > state.fitAccuracy || (best.level == state.fitAccuracy && best.residual < current.residual)) && gyroscopeAllows(best.fit.calibration)
         } else {
             true
         }
@@ -251,6 +348,14 @@ public struct MagnetometerCalibrator: Sendable {
             rebin()
         }
         return changed
+    }
+
+    /// Whether the gyroscope's evidence lets `candidate` replace the fitted calibration in use
+    /// (see ``Parameters/gyroscopeVeto``); without evidence it does.
+    private func gyroscopeAllows(_ candidate: MagnetometerCalibration) -> Bool {
+        guard agreement.turning >= parameters.gyroscopeMinimumTurning,
+              let fitted = agreement.residual(of: candidate), let inUse = agreement.residual(of: state.calibration) else { return true }
+        return fitted <= parameters.gyroscopeVeto * inUse
     }
 
     /// The calibration in use, judged on `points` like a fit: with the field strength that suits
@@ -302,6 +407,8 @@ public struct MagnetometerCalibrator: Sendable {
     }
 
     private mutating func restartCollection() {
+        agreement.reset()
+        gyroscopeFitWindows = 0
         state.samples = [RetainedSample?](repeating: nil, count: DirectionBins.count)
         state.recentOff = nil
         state.fitAccuracy = .uncalibrated

@@ -157,6 +157,7 @@ public struct MotionEngine: Sendable {
             hasGyroscope = true
             axisCheck.update(gyroscope: rate, at: t)
             estimator.update(gyroscope: rate, at: t)
+            if configuration.magnetometerCalibration == .online { calibrator.update(rate: rate - estimator.state.bias) }
             hinge.update(displayRotationRate: rate - estimator.state.bias, at: t)
             return nil
         case .accelerometer:

@@ -44,7 +44,10 @@ public enum TraceFusion {
         var records = records
         if configuration.magnetometerCalibration == .online {
             var calibrator = MagnetometerCalibrator(parameters: configuration.calibrator)
-            for record in records { if let m = record.magnetometer { calibrator.update(m, at: record.time) } }
+            for record in records {
+                if let g = record.gyroscope { calibrator.update(rate: g) }
+                if let m = record.magnetometer { calibrator.update(m, at: record.time) }
+            }
             let calibration = calibrator.calibration
             for i in records.indices { records[i].magnetometer = records[i].magnetometer.map(calibration.apply) }
         }

@@ -146,6 +146,38 @@ struct AttitudeEstimatorTests {
         #expect(estimator.state.heading == before)
     }
 
+    @Test("after a new calibration the heading settles on the mean of the new field within seconds, not on its first reading")
+    func settlesAfterNewCalibration() {
+        var estimator = AttitudeEstimator()
+        var t = 0.0
+        func feed(_ field: (Int) -> Vector3, count: Int) {
+            for i in 0..<count {
+                estimator.update(gyroscope: .zero, at: t)
+                estimator.update(accelerometer: Vector3(0, 0, -1), at: t)
+                estimator.update(magnetometer: field(i), at: t)
+                t += 0.01
+            }
+        }
+        // Flat, the top edge north (yaw −90°), for 10 s.
+        feed({ _ in Vector3(0, 20, -44) }, count: 1000)
+        #expect(abs(Attitude(quaternion: estimator.attitude9D).yaw - -90 * Self.deg) < 1e-6)
+        // The calibration changes: the same device now reads its field turned 30° (and 10 %
+        // weaker, which the old reference would call disturbed); its first reading is 40° further
+        // off and steeper, as one taken mid-turn.
+        estimator.resetMagneticReference()
+        let turned = Quaternion(axis: Vector3(0, 0, 1), angle: 30 * Self.deg)
+        let first = Quaternion(axis: Vector3(0, 0, 1), angle: 70 * Self.deg).rotate(Vector3(0, 12, -46))
+        feed({ $0 == 0 ? first : turned.rotate(Vector3(0, 18, -39.6)) }, count: 500)
+        let yaw = Attitude(quaternion: estimator.attitude9D).yaw / Self.deg
+        #expect(abs(yaw - (-90 - 30)) < 0.5, "yaw \(yaw)° after 5 s")
+        #expect(!estimator.state.magneticallyDisturbed)
+        // Settled (after 9 s): a magnet doubling the field is rejected again.
+        feed({ _ in turned.rotate(Vector3(0, 18, -39.6)) }, count: 500)
+        feed({ _ in Vector3(0, 80, -88) }, count: 1000)
+        #expect(estimator.state.magneticallyDisturbed)
+        #expect(abs(Attitude(quaternion: estimator.attitude9D).yaw / Self.deg - (-90 - 30)) < 0.5)
+    }
+
     @Test("changed parameters apply from the next sample on: no gain is remembered from the old ones")
     func parametersChangeMidRun() {
         // 3 s at rest, then tumbling: every remembered gain (rest filters and bias, the

@@ -177,6 +177,93 @@ struct MagnetometerCalibratorTests {
         #expect((calibrator.calibration.offset - magnet).norm < 1)
     }
 
+    // MARK: - With the gyroscope
+
+    /// Feeds readings of a turning device (true field m and rate, see
+    /// `MagnetometerGyroscopeAgreementTests.readings`) as raw = S·m + h plus 0.3 µT of noise;
+    /// the largest angle between the calibrated and the true field over the last `judged`
+    /// seconds, degrees, and the calibrator.
+    static func turned(_ readings: [(time: Double, rate: Vector3, field: Vector3)], hardIron: (Double) -> Vector3, softIron: Matrix3,
+                       calibrator: inout MagnetometerCalibrator, judged: Double = 2) -> Double {
+        var random = SeededRandom(seed: 3)
+        var worst = 0.0
+        let end = readings.last?.time ?? 0
+        for reading in readings {
+            calibrator.update(rate: reading.rate)
+            let raw = softIron * reading.field + hardIron(reading.time) + random.gaussianVector(sigma: 0.3)
+            calibrator.update(raw, at: reading.time)
+            if reading.time >= end - judged {
+                let calibrated = calibrator.calibrated(raw)
+                worst = max(worst, acos(min(1, calibrated.dot(reading.field) / (calibrated.norm * reading.field.norm))) * 180 / .pi)
+            }
+        }
+        return worst
+    }
+
+    static let tenPercent = Matrix3(rowMajor: [1.055, -0.011, 0.069, -0.011, 0.958, 0.052, 0.069, 0.052, 0.988])
+
+    @Test("with the gyroscope, 25 µT of hard iron and 10 % soft iron are corrected from 15 s of turning, at low accuracy")
+    func gyroscopeFit() {
+        var calibrator = MagnetometerCalibrator()
+        let worst = Self.turned(MagnetometerGyroscopeAgreementTests.readings(seconds: 15), hardIron: { _ in Vector3(20.6, 3.9, -13.7) },
+                                softIron: Self.tenPercent, calibrator: &calibrator)
+        #expect(worst < 1.5, "calibrated field \(worst)° off")
+        #expect(calibrator.accuracy >= .low)
+    }
+
+    @Test("with the gyroscope, readings calibrated already stay exactly as they come")
+    func gyroscopeKeepsCalibrated() {
+        var calibrator = MagnetometerCalibrator()
+        var changed = false
+        var random = SeededRandom(seed: 4)
+        for reading in MagnetometerGyroscopeAgreementTests.readings(seconds: 90) {
+            calibrator.update(rate: reading.rate)
+            changed = calibrator.update(reading.field + random.gaussianVector(sigma: 0.3), at: reading.time) || changed
+        }
+        #expect(!changed && calibrator.calibration.isIdentity)
+    }
+
+    @Test("with the gyroscope, a magnet attached to calibrated readings (20 µT) is followed within 10 s of turning")
+    func gyroscopeFollowsMagnet() {
+        var calibrator = MagnetometerCalibrator()
+        let magnet = Vector3(12, -10, 12)
+        let readings = MagnetometerGyroscopeAgreementTests.readings(seconds: 70)
+        var learned: Double?
+        var random = SeededRandom(seed: 5)
+        for reading in readings {
+            calibrator.update(rate: reading.rate)
+            calibrator.update(reading.field + (reading.time >= 60 ? magnet : .zero) + random.gaussianVector(sigma: 0.3), at: reading.time)
+            if reading.time < 60 {
+                #expect(calibrator.calibration.isIdentity)
+            } else if learned == nil, (calibrator.calibration.offset - magnet).norm < 2 {
+                learned = reading.time - 60
+            }
+        }
+        #expect((learned ?? .infinity) <= 10, "learned \(learned.map { "\($0) s" } ?? "never") after the magnet came")
+    }
+
+    @Test("with the gyroscope, a figure eight of 10 s (motionctl calibrate's gesture) corrects 25 µT of hard iron and 10 % soft iron")
+    func figureEight() {
+        // The device's pointing direction traces a figure eight (yaw at f, pitch at 2f) while it
+        // rolls a little: one loop every 4 s. Its rate is what turns one attitude into the next.
+        let dt = 0.01
+        func attitude(_ t: Double) -> Quaternion {
+            let phase = 2 * Double.pi * t / 4
+            return Quaternion(axis: Vector3(0, 0, 1), angle: 1.0 * sin(phase))
+                * Quaternion(axis: Vector3(0, 1, 0), angle: 0.6 * sin(2 * phase))
+                * Quaternion(axis: Vector3(1, 0, 0), angle: 0.4 * sin(1.5 * phase))
+        }
+        let world = Vector3(20, 0, -40)
+        let readings = (0..<1000).map { k in
+            let t = Double(k) * dt
+            let turn = (attitude(t).inverse * attitude(t + dt)).axisAngle
+            return (time: t, rate: turn.axis * (turn.angle / dt), field: attitude(t).inverse.rotate(world))
+        }
+        var calibrator = MagnetometerCalibrator()
+        let worst = Self.turned(readings, hardIron: { _ in Vector3(-9.1, 21.6, 8.7) }, softIron: Self.tenPercent, calibrator: &calibrator)
+        #expect(worst < 1.5, "calibrated field \(worst)° off after the gesture")
+    }
+
     @Test("non-finite samples change nothing")
     func nonFinite() {
         var calibrator = MagnetometerCalibrator()
