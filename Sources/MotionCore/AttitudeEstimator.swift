@@ -50,8 +50,8 @@ public struct AttitudeEstimator: Sendable {
         /// Heading offset, radians: 9D = Rz(heading) ⊗ 6D.
         public var heading = 0.0
         public var headingInitialized = false
-        /// The heading no longer holds (after a gap, or a new magnetometer calibration): the
-        /// next undisturbed magnetometer sample sets it outright instead of easing toward it.
+        /// The heading no longer holds (after a gap, or a new magnetometer calibration before any
+        /// heading was known): the next undisturbed magnetometer sample sets it outright.
         public var headingStale = false
         /// After a new magnetometer calibration: the heading and the magnetic reference settle
         /// on the new field's mean for ``headingSettlingTime``. Absent: not settling.
@@ -106,10 +106,9 @@ public struct AttitudeEstimator: Sendable {
     static let headingSettlingTau = 3.0
     static let headingSettlingTime = 9.0
 
-    /// Forgets the magnetic reference, and eases the heading toward the field as the new
-    /// calibration gives it (the magnetometer calibration changed: the old reference no longer
-    /// applies). Not outright from one sample: one reading taken mid-turn, behind the gyroscope,
-    /// was seen to set a heading 45° off that then took a minute to decay.
+    /// The magnetometer calibration changed, so the learned magnetic reference no longer applies:
+    /// the reference and the heading settle on the new field (see ``HeadingSettling``), or, with
+    /// no heading yet, the next sample sets both.
     public mutating func resetMagneticReference() {
         if state.headingInitialized {
             state.headingSettling = HeadingSettling()
@@ -237,9 +236,9 @@ public struct AttitudeEstimator: Sendable {
 
         // Settling on a new calibration: the reference norm and dip and the heading follow the
         // mean of every sample since the calibration changed, then a low-pass of a few seconds,
-        // disturbed or not. Not a reference from one sample and then a gate: a first reading 16° off the usual
-        // dip (taken mid-turn) was seen to pass only the readings that agreed with it, pulling the
-        // heading 45° off for a minute.
+        // disturbed or not. Not a reference from one sample and then a gate: a first reading 16°
+        // off the usual dip (taken mid-turn) was seen to pass only the readings that agreed with
+        // it, pulling the heading 45° off for a minute.
         if var settling = state.headingSettling, state.magneticReferenceKnown {
             let since = settling.since ?? time
             settling.since = since

@@ -25,9 +25,9 @@ public struct MagnetometerGyroscopeAgreement: Sendable {
         /// ω at the end minus ω at the start, rad/s.
         var rateChange = Vector3.zero
         /// ∫ω rᵀ dt, rows per ω component.
-        var rateField = Matrix3(rowMajor: [Double](repeating: 0, count: 9))
+        var rateField = Matrix3.zero
         /// ∫ω̇ rᵀ dt.
-        var rateChangeField = Matrix3(rowMajor: [Double](repeating: 0, count: 9))
+        var rateChangeField = Matrix3.zero
     }
 
     /// Seconds per window.
@@ -105,6 +105,15 @@ public struct MagnetometerGyroscopeAgreement: Sendable {
     /// that suits it best; nil without windows.
     public func residual(of calibration: MagnetometerCalibration) -> Double? {
         guard !windows.isEmpty else { return nil }
+        let (aa, ab, bb) = lagSums(of: calibration)
+        let lag = Self.lag(ab, bb)
+        let sum = aa - 2 * lag * ab + lag * lag * bb
+        return (max(sum, 0) / Double(3 * windows.count)).squareRoot()
+    }
+
+    /// With a the window's Δm + ∫ω × m dt and b its lag term ∫ω̇ × m dt under `calibration`
+    /// (what is left with a lag τ is a − τb): ∑a·a, ∑a·b and ∑b·b over the windows.
+    private func lagSums(of calibration: MagnetometerCalibration) -> (aa: Double, ab: Double, bb: Double) {
         let w = calibration.softIron
         let offset = w * calibration.offset
         var aa = 0.0, ab = 0.0, bb = 0.0
@@ -113,9 +122,12 @@ public struct MagnetometerGyroscopeAgreement: Sendable {
             let b = Self.cross(window.rateChangeField, w) - window.rateChange.cross(offset)
             aa += a.dot(a); ab += a.dot(b); bb += b.dot(b)
         }
-        let lag = bb > 0 ? min(max(ab / bb, 0), Self.largestLag) : 0
-        let sum = aa - 2 * lag * ab + lag * lag * bb
-        return (max(sum, 0) / Double(3 * windows.count)).squareRoot()
+        return (aa, ab, bb)
+    }
+
+    /// The τ in 0…``largestLag`` minimising ∑|a − τb|².
+    private static func lag(_ ab: Double, _ bb: Double) -> Double {
+        bb > 0 ? min(max(ab / bb, 0), largestLag) : 0
     }
 
     /// The calibration that agrees best with the gyroscope over the windows: W and W·c of
@@ -199,16 +211,9 @@ public struct MagnetometerGyroscopeAgreement: Sendable {
     }
 
     /// The lag in 0…``largestLag`` that suits `calibration` best.
-    func bestLag(of calibration: MagnetometerCalibration) -> Double {
-        let w = calibration.softIron
-        let offset = w * calibration.offset
-        var ab = 0.0, bb = 0.0
-        for window in windows {
-            let a = w * window.fieldChange + Self.cross(window.rateField, w) - window.turn.cross(offset)
-            let b = Self.cross(window.rateChangeField, w) - window.rateChange.cross(offset)
-            ab += a.dot(b); bb += b.dot(b)
-        }
-        return bb > 0 ? min(max(ab / bb, 0), Self.largestLag) : 0
+    private func bestLag(of calibration: MagnetometerCalibration) -> Double {
+        let (_, ab, bb) = lagSums(of: calibration)
+        return Self.lag(ab, bb)
     }
 
     /// ∫ω × (W r) dt from ∫ω rᵀ dt (rows per ω component): component i is ∑ ε_ijk (W Pᵀ)_kj.

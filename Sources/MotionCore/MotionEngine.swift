@@ -157,8 +157,9 @@ public struct MotionEngine: Sendable {
             hasGyroscope = true
             axisCheck.update(gyroscope: rate, at: t)
             estimator.update(gyroscope: rate, at: t)
-            if configuration.magnetometerCalibration == .online { calibrator.update(rate: rate - estimator.state.bias) }
-            hinge.update(displayRotationRate: rate - estimator.state.bias, at: t)
+            let unbiased = rate - estimator.state.bias
+            if configuration.magnetometerCalibration == .online { calibrator.update(rate: unbiased) }
+            hinge.update(displayRotationRate: unbiased, at: t)
             return nil
         case .accelerometer:
             let wasPlausible = gravityScale.isPlausible

@@ -87,8 +87,10 @@ struct MotiondMotionTests {
 
     @Test("motiond stopped (SIGSTOP) and continued: the samples it missed are a gap, and the attitude restarts from gravity")
     func stoppedAndContinued() async throws {
+        // Longer than the waits below can take together (27.5 s), so the daemon's own end never
+        // decides the last one (it did once, on a loaded machine); terminated when done.
         let daemon = try RunningProcess([Emulation.motiond, "--source", "sim:", "--json", "--print-motion", "xArbitraryZVertical",
-                                         "--duration", "20"])
+                                         "--duration", "60"])
         defer { daemon.terminate() }
         #expect(await daemon.wait(timeout: 10) { $0.stdout.split(separator: "\n").count >= 20 })
         kill(daemon.pid, SIGSTOP)
