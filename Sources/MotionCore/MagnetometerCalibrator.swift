@@ -115,8 +115,10 @@ public struct MagnetometerCalibrator: Sendable {
         /// is corrected from turning alone, before its readings cover the sphere.
         public var gyroscopeFitRatio = 0.85
         public var gyroscopeFitHardIron = 0.15
-        /// A fit replaces a fitted calibration only if it leaves at most this multiple of what
-        /// the one in use leaves of the gyroscope's prediction.
+        /// The margin between fitted calibrations on the gyroscope's evidence: a sphere or
+        /// ellipsoid fit replaces the one in use only if it leaves at most this multiple of what
+        /// that one leaves of the gyroscope's prediction, the gyroscope's own fit only if it
+        /// leaves at most its inverse.
         public var gyroscopeVeto = 1.1
 
         public init() {}
