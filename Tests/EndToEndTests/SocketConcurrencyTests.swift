@@ -46,7 +46,9 @@ struct SocketConcurrencyTests {
     }
 
     /// Sends `requests(n)` (lines with fresh ids from `nextID`) every `pause` seconds for
-    /// `seconds`, reading everything that arrives; then waits up to 10 s for the last replies.
+    /// `seconds`, reading everything that arrives; then waits for the last replies while they
+    /// come: 10 s without a new one is the failure (a sanitized daemon on a loaded machine
+    /// answers a flood seconds late, and must still answer everything).
     static func drive(_ client: SocketClient, seconds: Double, pause: Double,
                       requests: (inout Int) -> [(id: Int, line: String)]) async throws -> Seen {
         var seen = Seen()
@@ -59,9 +61,11 @@ struct SocketConcurrencyTests {
             seen.take(client.availableLines())
             try await Task.sleep(for: .seconds(pause))
         }
-        let deadline = Date().addingTimeInterval(10)
+        var deadline = Date().addingTimeInterval(10)
         while !seen.unanswered.isEmpty && Date() < deadline && !client.closedByPeer {
+            let waiting = seen.unanswered.count
             seen.take(client.availableLines())
+            if seen.unanswered.count < waiting { deadline = Date().addingTimeInterval(10) }
             try await Task.sleep(for: .milliseconds(5))
         }
         seen.take(client.availableLines())
@@ -228,21 +232,26 @@ struct SocketConcurrencyTests {
                 var seen = Seen()
                 var rounds = 0
                 let end = Date().addingTimeInterval(seconds)
-                while Date() < end {
+                // Five rounds at least, however long a loaded machine takes for them.
+                while Date() < end || rounds < 5 {
                     let (replies, closed, one) = try await Self.halfClose(daemon, count: 5, unterminated: rounds % 2 == 1)
                     seen.merge(one)
                     if replies != 5 || !closed { seen.failures.append("half-close round \(rounds): \(replies) of 5 replies, closed \(closed)") }
                     rounds += 1
                 }
-                #expect(rounds >= 5, "only \(rounds) half-close rounds")
                 return ("half-closers", seen)
             }
             group.addTask {
-                for _ in 0..<3 {
+                // Each reload logged before the next SIGHUP: two signals pending at once are one.
+                var seen = Seen()
+                for round in 1...3 {
                     try await Task.sleep(for: .seconds(seconds / 4))
                     kill(daemon.process.pid, SIGHUP)
+                    if !(await daemon.process.wait(timeout: 15) { $0.stderr.components(separatedBy: "configuration reloaded").count - 1 == round }) {
+                        seen.failures.append("reload \(round) not logged within 15 s")
+                    }
                 }
-                return ("reloads", Seen())
+                return ("reloads", seen)
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
@@ -257,8 +266,6 @@ struct SocketConcurrencyTests {
         let gaps = steps.filter { $0 > 1.8 * interval }
         #expect(gaps.isEmpty, "\(gaps.count) gaps over 1.8 periods: \(gaps.prefix(5))")
         #expect(daemon.process.isRunning)
-        #expect(await daemon.process.wait(timeout: 5) { $0.stderr.components(separatedBy: "configuration reloaded").count - 1 == 3 },
-                "three reloads: \(daemon.process.stderr.suffix(1500))")
         _ = stuck
     }
 }

@@ -3,6 +3,7 @@ import CUMockdev
 import Foundation
 import Glibc
 import MotionIIO
+import Testing
 
 /// Paths and process helpers for tests that run the real `motiond` binary against emulated
 /// IIO hardware (umockdev) or an iiod server.
@@ -174,6 +175,8 @@ struct TestFailure: Error, CustomStringConvertible {
 /// process but its standard input (/dev/null), output and error.
 final class RunningProcess: Sendable {
     let pid: Int32
+    /// The command as started, for messages.
+    let command: String
     private let outURL: URL
     private let errURL: URL
     /// The exit status once reaped: the exit code, or the signal's number when a signal ended it.
@@ -215,6 +218,7 @@ final class RunningProcess: Sendable {
         let result = posix_spawn(&child, "/usr/bin/env", &actions, &attributes, &argv, &envp)
         guard result == 0 else { throw TestFailure("cannot start \(command.joined(separator: " ")): \(String(cString: strerror(result)))") }
         pid = child
+        self.command = command.joined(separator: " ")
     }
 
     /// This process's environment without umockdev's variables: a child sees the real system
@@ -248,9 +252,13 @@ final class RunningProcess: Sendable {
         reaped.withLock { status in
             if status == nil {
                 var raw: Int32 = 0
-                if waitpid(pid, &raw, WNOHANG) == pid {
+                let result = waitpid(pid, &raw, WNOHANG)
+                if result == pid {
                     // WIFEXITED/WEXITSTATUS/WTERMSIG, which Glibc's module does not import.
                     status = raw & 0x7f == 0 ? (raw >> 8) & 0xff : raw & 0x7f
+                } else if result < 0 && errno == ECHILD {
+                    // Not our child any more (reaped elsewhere): ended, its status unknown.
+                    status = -2
                 }
             }
             return status
@@ -286,10 +294,33 @@ final class RunningProcess: Sendable {
         _ = waitForExit(pid, reaped)
     }
 
-    /// Sends SIGTERM and waits for the exit status.
-    func stop() -> Int32 {
+    /// Sends SIGTERM and waits for the exit status. A child still running `timeout` seconds
+    /// later fails the test — recorded with its threads' stacks and the end of its standard
+    /// error — and is killed, so a hung child fails one test instead of hanging the run.
+    func stop(timeout: Double = 60, sourceLocation: SourceLocation = #_sourceLocation) -> Int32 {
         if isRunning { kill(pid, SIGTERM) }
+        let deadline = Date().addingTimeInterval(timeout)
+        while isRunning && Date() < deadline { usleep(10_000) }
+        if isRunning {
+            Issue.record("""
+                \(command) (pid \(pid)) did not exit within \(timeout) s of SIGTERM; killed. Its threads:
+                \(Self.stacks(of: pid))
+                The end of its standard error:
+                \(stderr.suffix(3000))
+                """, sourceLocation: sourceLocation)
+            kill(-pid, SIGKILL)
+        }
         return waitForExit()
+    }
+
+    /// Every thread's stack of a running process (eu-stack, from elfutils), or why there is none.
+    private static func stacks(of pid: Int32) -> String {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/eu-stack") else { return "(no eu-stack to show them)" }
+        guard let probe = try? RunningProcess(["eu-stack", "-p", "\(pid)"]) else { return "(eu-stack did not start)" }
+        let deadline = Date().addingTimeInterval(20)
+        while probe.isRunning && Date() < deadline { usleep(20_000) }
+        probe.terminate()
+        return probe.stdout + probe.stderr
     }
 
     /// Polls the output until `condition` holds or `timeout` seconds pass.

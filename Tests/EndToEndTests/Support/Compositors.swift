@@ -1,5 +1,6 @@
 import MotionSync
 import Foundation
+import Testing
 @testable import TestSupport
 
 /// Display servers and stand-in tools for the screen-rotation tests (`motiond-rotate`): a

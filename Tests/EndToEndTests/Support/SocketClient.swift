@@ -2,6 +2,7 @@ import MotionSync
 import Foundation
 import Glibc
 import MotionProtocol
+import Testing
 @testable import TestSupport
 
 /// A client speaking the raw protocol to a running `motiond`: it writes request lines and
@@ -39,14 +40,21 @@ final class SocketClient: @unchecked Sendable {
 
     deinit { close(fd) }
 
-    /// Sends raw bytes (all of them: waits while the socket buffer is full).
-    func send(bytes: [UInt8]) async throws {
+    /// Sends raw bytes (all of them: waits while the socket buffer is full, reading what
+    /// arrives meanwhile, as a client must: the daemon stops reading the requests of a client
+    /// that leaves its replies unread, and a client that only writes would then wait forever).
+    /// Throws when the daemon takes nothing for `timeout` seconds.
+    func send(bytes: [UInt8], timeout: Double = 30) async throws {
         var offset = 0
+        var deadline = Date().addingTimeInterval(timeout)
         while offset < bytes.count {
             let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if n > 0 {
                 offset += n
+                deadline = Date().addingTimeInterval(timeout)
             } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                guard Date() < deadline else { throw TestFailure("send: the daemon took nothing for \(timeout) s") }
+                while receive() {}
                 try await Task.sleep(for: .milliseconds(5))
             } else {
                 throw TestFailure("send failed: \(String(cString: strerror(errno)))")
@@ -194,10 +202,11 @@ struct ServedDaemon {
         return client
     }
 
-    /// Stops the daemon (SIGTERM) and removes the directory; returns the exit status.
-    func stop() -> Int32 {
+    /// Stops the daemon (SIGTERM) and removes the directory; returns the exit status. A daemon
+    /// that does not exit fails the calling test (``RunningProcess/stop(timeout:sourceLocation:)``).
+    func stop(sourceLocation: SourceLocation = #_sourceLocation) -> Int32 {
         defer { try? FileManager.default.removeItem(at: directory) }
-        return process.stop()
+        return process.stop(sourceLocation: sourceLocation)
     }
 
     /// Open file descriptors of the daemon.
