@@ -24,6 +24,9 @@ struct Accuracy: ParsableCommand {
     @Option(help: "Override the motion bias time constant (s; 0 disables), to study one parameter set across all files.")
     var motionBiasTau: Double?
 
+    @Option(help: "Override the turning (rad²/s) from which the gyroscope's fit may be adopted, to study one parameter set across all files.")
+    var gyroscopeMinimumTurning: Double?
+
     @Flag(inversion: .prefixedNo, help: "Also run every file with a hard iron of 10, 25 and 50 µT plus 10 % soft iron added to its magnetometer.")
     var ironVariants = true
 
@@ -53,6 +56,7 @@ struct Accuracy: ParsableCommand {
         if let accelerometerTau { configuration.estimator.accelerometerTau = accelerometerTau }
         if let magnetometerTau { configuration.estimator.magnetometerTau = magnetometerTau }
         if let motionBiasTau { configuration.estimator.motionBiasTau = motionBiasTau }
+        if let gyroscopeMinimumTurning { configuration.calibrator.gyroscopeMinimumTurning = gyroscopeMinimumTurning }
         var trusted = configuration
         trusted.magnetometerCalibration = .trusted
         print("9D with the magnetometer calibration configured (\(configuration.magnetometerCalibration.rawValue)) and trusted; 6D; VQF's beside each.")
@@ -101,23 +105,24 @@ struct Accuracy: ParsableCommand {
     }
 
     /// One variant's table: 9D over the first 30 s of motion and after, beside the trusted clean
-    /// recording after 30 s; the largest heading error in the first 30 s; when accuracy reached high.
+    /// recording after 30 s; the largest heading error in the first 30 s and its swing there while
+    /// uncalibrated (the range of the signed error); when accuracy reached high.
     private func printVariant(_ magnitude: Double?, scores: [VariantScore], trustedAfter: [Double],
                               calibration: MotionEngine.MagnetometerCalibrationMode) {
         let title = magnitude.map { String(format: "hard iron %.0f µT + 10 %% soft iron", $0) } ?? "the recordings as they are"
         print("\n9D (\(calibration.rawValue)), \(title); seconds from the start of motion; trusted = the clean recording's readings trusted.")
-        print("| file | first 30 s | after 30 s | trusted after 30 s | after − trusted | largest heading error, first 30 s | high after |")
-        print("|---|---|---|---|---|---|---|")
+        print("| file | first 30 s | after 30 s | trusted after 30 s | after − trusted | largest heading error, first 30 s | its swing there while uncalibrated | high after |")
+        print("|---|---|---|---|---|---|---|---|")
         func high(_ seconds: Double?) -> String { seconds.map { String(format: "%.1f s", $0) } ?? "never" }
         for (file, (score, trusted)) in zip(Self.files, zip(scores, trustedAfter)) {
-            print(String(format: "| %@ | %.2f | %.2f | %.2f | %+.2f | %.1f | %@ |", Self.label(file.path), score.first, score.after, trusted,
-                         score.after - trusted, score.largestHeadingFirst, high(score.highAfter)))
+            print(String(format: "| %@ | %.2f | %.2f | %.2f | %+.2f | %.1f | %.1f | %@ |", Self.label(file.path), score.first, score.after, trusted,
+                         score.after - trusted, score.largestHeadingFirst, score.headingSwingFirst, high(score.highAfter)))
         }
         func mean(_ values: [Double]) -> Double { values.reduce(0, +) / Double(values.count) }
         let reached = scores.compactMap(\.highAfter)
-        print(String(format: "| **mean** | %.2f | **%.2f** | %.2f | %+.2f | %.1f (max %.1f) | %@ |", mean(scores.map(\.first)), mean(scores.map(\.after)),
+        print(String(format: "| **mean** | %.2f | **%.2f** | %.2f | %+.2f | %.1f (max %.1f) | %.1f (max %.1f) | %@ |", mean(scores.map(\.first)), mean(scores.map(\.after)),
                      mean(trustedAfter), mean(scores.map(\.after)) - mean(trustedAfter), mean(scores.map(\.largestHeadingFirst)),
-                     scores.map(\.largestHeadingFirst).max() ?? 0,
+                     scores.map(\.largestHeadingFirst).max() ?? 0, mean(scores.map(\.headingSwingFirst)), scores.map(\.headingSwingFirst).max() ?? 0,
                      reached.count == scores.count ? "max " + high(reached.max()) : "\(scores.count - reached.count) never"))
     }
 

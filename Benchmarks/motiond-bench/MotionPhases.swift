@@ -1,3 +1,4 @@
+import Glibc
 import MotionCore
 
 /// A recording's movement phase split at 30 s after it begins (the time a calibration has to
@@ -25,12 +26,22 @@ struct MotionPhases {
             OrientationError.summarize(estimates: estimates, references: references, evaluate: mask, removeHeadingOffset: false).rmse.total
         }
         var largest = 0.0
+        // The signed heading error while the calibration is reported uncalibrated, unwrapped
+        // from row to row: its range is the swing.
+        var signed: Double?, lowest = Double.infinity, highest = -Double.infinity
         for i in estimates.indices where first[i] {
             guard let estimate = estimates[i], let reference = references[i] else { continue }
-            largest = max(largest, OrientationError.components(of: OrientationError.errorQuaternion(estimate: estimate, reference: reference)).heading)
+            let e = OrientationError.errorQuaternion(estimate: estimate, reference: reference)
+            largest = max(largest, OrientationError.components(of: e).heading)
+            guard outputs[i].calibrationAccuracy == .uncalibrated else { continue }
+            let heading = 2 * atan2(e.z, e.w) * 180 / .pi
+            let unwrapped = signed.map { $0 + remainder(heading - $0, 360) } ?? heading
+            signed = unwrapped
+            (lowest, highest) = (min(lowest, unwrapped), max(highest, unwrapped))
         }
         let high = outputs.indices.first { outputs[$0].calibrationAccuracy == .high }
         return VariantScore(first: rmse(first), after: rmse(after), largestHeadingFirst: largest,
+                            headingSwingFirst: signed == nil ? 0 : highest - lowest,
                             highAfter: high.map { max(0, times[$0] - start) })
     }
 }

@@ -197,6 +197,18 @@ public struct MagnetometerCalibrator: Sendable {
     /// The calibrated field for a raw reading, µT.
     public func calibrated(_ raw: Vector3) -> Vector3 { state.calibration.apply(raw) }
 
+    /// The mean angle (radians) between what `previous` and the calibration in use make of the
+    /// retained readings and `raw`: how far a change of calibration turns the field. One reading
+    /// alone can hide a new hard iron (one along the offset's direction is barely turned).
+    public func turn(from previous: MagnetometerCalibration, including raw: Vector3) -> Double {
+        let readings = state.samples.compactMap { $0?.field } + [raw]
+        return readings.reduce(0) { sum, reading in
+            let old = previous.apply(reading), new = state.calibration.apply(reading)
+            let product = old.norm * new.norm
+            return sum + (product > 0 ? acos(max(-1, min(1, old.dot(new) / product))) : .pi / 2)
+        } / Double(readings.count)
+    }
+
     /// Feeds the gyroscope's rate (device frame, rad/s, bias removed), held until the next one.
     public mutating func update(rate: Vector3) {
         agreement.update(rate: rate)

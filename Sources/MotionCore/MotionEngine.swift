@@ -200,11 +200,8 @@ public struct MotionEngine: Sendable {
             let before = calibrator.calibration
             // A new calibration that turns the field noticeably invalidates the learned
             // magnetic reference: start the heading afresh instead of easing over 20 s.
-            if calibrator.update(raw, at: t) {
-                let old = before.apply(raw), new = calibrator.calibrated(raw)
-                if old.norm == 0 || acos(max(-1, min(1, old.dot(new) / (old.norm * new.norm)))) > 5 * .pi / 180 {
-                    estimator.resetMagneticReference()
-                }
+            if calibrator.update(raw, at: t), calibrator.turn(from: before, including: raw) > 5 * .pi / 180 {
+                estimator.resetMagneticReference()
             }
             if calibrator.accuracy != accuracyBefore {
                 event = .calibrationAccuracyChanged(from: accuracyBefore, to: calibrator.accuracy)

@@ -223,6 +223,27 @@ struct MagnetometerCalibratorTests {
         #expect(!changed && calibrator.calibration.isIdentity)
     }
 
+    @Test("a new calibration's turn of the field is judged over the retained readings, not one reading along the new hard iron")
+    func turnOverRetainedReadings() {
+        // Readings on a sphere of 45 µT around a 10 µT hard iron along X; the newest along X.
+        var calibrator = MagnetometerCalibrator()
+        var random = SeededRandom(seed: 7)
+        let hardIron = Vector3(10, 0, 0)
+        for n in 0..<400 {
+            let direction = random.gaussianVector(sigma: 1)
+            calibrator.update(direction / direction.norm * 45 + hardIron, at: Double(n) * 0.05)
+        }
+        let along = Vector3(55, 0, 0)
+        var fitted = calibrator.state
+        fitted.calibration = MagnetometerCalibration(offset: hardIron, softIron: .identity, fieldStrength: 45)
+        let restored = MagnetometerCalibrator(restoring: fitted)
+        // One reading along the offset is not turned at all; the retained ones are, by about 10° on average.
+        let one = MagnetometerCalibration.identity.apply(along), new = restored.calibrated(along)
+        #expect(acos(min(1, one.dot(new) / (one.norm * new.norm))) < 1e-9)
+        #expect(restored.turn(from: .identity, including: along) > 5 * .pi / 180)
+        #expect(restored.turn(from: restored.calibration, including: along) < 1e-6)
+    }
+
     @Test("with the gyroscope, a magnet attached to calibrated readings (20 µT) is followed within 10 s of turning")
     func gyroscopeFollowsMagnet() {
         var calibrator = MagnetometerCalibrator()
