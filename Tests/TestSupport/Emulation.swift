@@ -179,7 +179,8 @@ final class RunningProcess: Sendable {
     let command: String
     private let outURL: URL
     private let errURL: URL
-    /// The exit status once reaped: the exit code, or the signal's number when a signal ended it.
+    /// The exit status once reaped: the exit code, or the signal's number when a signal ended it
+    /// (-2: reaped by someone else, status unknown).
     private let reaped = Lock<Int32?>(nil)
 
     init(_ command: [String], environment: [String: String]? = nil) throws {
