@@ -152,12 +152,11 @@ final class ClientConnection {
         return ["client": "\(id)", "client_pid": "\(peer.pid)", "client_uid": "\(peer.uid)"]
     }
 
-    /// Sends `messages` to a client that is not served and closes its socket (it was never
-    /// started).
+    /// Sends `messages` to a client that is not served (it was never started); the caller
+    /// closes its socket.
     func turnAway(_ messages: [ServerMessage]) {
         for message in messages { outbox.post(OutgoingMessage(message, delivery: .control)) }
         _ = flush(now: BootClock.now())
-        Glibc.close(fd)
     }
 
     /// Stops watching the socket and closes it (once both sources are cancelled); later posts

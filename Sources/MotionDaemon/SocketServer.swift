@@ -42,6 +42,7 @@ final class SocketServer: @unchecked Sendable {
     private var connections: [ClientID: ClientConnection] = [:]
     /// Watches half-closed clients that still subscribe for their final hang-up.
     private let hangUps = HangUpWatch()
+    private let lingering = LingeringClose()
     private var nextID: UInt64 = 1
     private var readBuffer = [UInt8](repeating: 0, count: 65_536)
     private var stopping = false
@@ -144,13 +145,17 @@ final class SocketServer: @unchecked Sendable {
             listener = -1
             file.remove()
             hangUps.stop()
+            lingering.closeAll()
             outboxes.withLock { $0 = [:] }
             let all = connections.values.sorted { $0.id < $1.id }
             connections = [:]
             for client in all {
                 client.outbox.post(OutgoingMessage(.goodbye(reason: reason)))
                 _ = client.flush(now: BootClock.now())
-                shutdown(client.fd, Int32(SHUT_RDWR))
+                // No lingering here: the daemon ends. What the client sent is discarded so that
+                // it reads the goodbye and an end of file rather than a reset.
+                shutdown(client.fd, Int32(SHUT_WR))
+                _ = lingering.discardInput(client.fd)
                 client.close()
             }
         }
@@ -177,6 +182,7 @@ final class SocketServer: @unchecked Sendable {
             nextID += 1
             if clientCount >= Self.maximumClients {
                 client.turnAway([.goodbye(reason: "too many clients (\(Self.maximumClients))")])
+                lingering.close(client.fd, on: queue)
                 logger.warning("turned away a client: \(Self.maximumClients) are connected")
                 continue
             }
@@ -187,6 +193,7 @@ final class SocketServer: @unchecked Sendable {
                 let whom = client.credentials.map { "uid \($0.uid)" } ?? "a peer of unknown credentials"
                 client.turnAway([.reply(id: nil, .failure(ProtocolError(.accessDenied, "motiond serves nothing to \(whom): \(decision.reason)"))),
                                   .goodbye(reason: "access denied")])
+                lingering.close(client.fd, on: queue)
                 continue
             }
             client.grant = grant
@@ -322,10 +329,13 @@ final class SocketServer: @unchecked Sendable {
         return connections.values.contains(where: \.requestsComplete)
     }
 
-    /// Tells the client why, then disconnects it.
+    /// Tells the client why, then disconnects it; its socket lingers (``LingeringClose``) on a
+    /// duplicate descriptor while the connection's own closes.
     private func goodbye(_ client: ClientConnection, _ reason: String) {
         client.outbox.post(OutgoingMessage(.goodbye(reason: reason)))
         _ = client.flush(now: BootClock.now())
+        let copy = fcntl(client.fd, F_DUPFD_CLOEXEC, 0)
+        if copy >= 0 { lingering.close(copy, on: queue) }
         disconnect(client, reason)
     }
 

@@ -74,7 +74,7 @@ struct AccessTests {
         #expect(log.contains("client_uid=4243") && log.contains("coarse (orientation, tilt, shake, availability) access"), "\(log)")
     }
 
-    @Test("others = \"none\": a client outside the group gets accessDenied and a goodbye, and is disconnected")
+    @Test("others = \"none\": a client outside the group gets accessDenied, a goodbye and an end of file (no reset, even with its request unread)")
     func othersNone() async throws {
         let daemon = try ServedDaemon(["--source", "sim:"], configuration: """
             [access]
@@ -92,6 +92,13 @@ struct AccessTests {
         #expect(refusal?["id"] is NSNull)
         #expect(stranger.of(type: "goodbye").first?["reason"] as? String == "access denied")
         #expect(stranger.closedByDaemon)
+        // A stranger whose request is queued before the daemon accepts it: still the refusal,
+        // the goodbye and an end of file — not a reset for the request the daemon never read
+        // (the client would die of ConnectionResetError).
+        let eager = try await Self.stranger.run(socket: daemon.socket, steps: ["no-hello", #"{"op":"status","id":1}"#], directory: directory)
+        #expect(errorCode(eager.first { $0["type"] as? String == "reply" }) == "accessDenied", "\(eager)")
+        #expect(eager.of(type: "goodbye").first?["reason"] as? String == "access denied", "\(eager)")
+        #expect(eager.closedByDaemon)
 
         let monitor = try await Self.stranger.motionctl(["monitor", "--socket", daemon.socket, "--duration", "1", "orientation"],
                                                         directory: directory)

@@ -39,13 +39,18 @@ struct SocketClientsTests {
         #expect(closing.contains { errorCode($0) == "tooManyErrors" })
         #expect(closing.last?["type"] as? String == "goodbye")
         #expect(garbage.closedByPeer, "a client that keeps sending garbage is disconnected")
+        #expect(!garbage.resetByPeer)
 
-        // An endless line: refused and disconnected, without waiting for its end.
+        // An endless line: refused and disconnected, without waiting for its end. The client
+        // sends on after the goodbye: its bytes are taken and dropped (no EPIPE), and it reads
+        // the goodbye and an end of file, not a reset for the bytes the daemon did not read.
         let endless = try await daemon.connect()
-        try await endless.send(bytes: [UInt8](repeating: UInt8(ascii: "x"), count: Wire.maximumLineLength + 10))
+        try await endless.send(bytes: [UInt8](repeating: UInt8(ascii: "x"), count: Wire.maximumLineLength + 100_000))
         let cut = try await endless.collect(for: 2)
         #expect(cut.contains { errorCode($0) == "lineTooLong" })
+        #expect(cut.last?["type"] as? String == "goodbye")
         #expect(endless.closedByPeer)
+        #expect(!endless.resetByPeer)
 
         // Meanwhile the reader got everything at its rate.
         let messages = try await reader.collect(for: 4)

@@ -2,7 +2,8 @@
 """A raw protocol-v1 client for tests that need a client of another user (run it with setpriv).
 
 Usage: protocol-client.py SOCKET [STEP]...
-Connects, reads the hello, then works through the steps:
+Connects, reads the hello (unless the first step is `no-hello`: then the steps start at once),
+then works through the steps:
   a JSON request line   sent; waits up to 5 s for the reply with its id
   read=SECONDS          keeps reading for that long
   sleep=SECONDS         waits without reading
@@ -42,8 +43,12 @@ def main():
                 closed = True
             pending += chunk
 
-    read_until(time.monotonic() + 5, lambda message: True)
-    for step in sys.argv[2:]:
+    steps = sys.argv[2:]
+    if steps[:1] == ["no-hello"]:
+        steps = steps[1:]
+    else:
+        read_until(time.monotonic() + 5, lambda message: True)
+    for step in steps:
         if step.startswith("read="):
             read_until(time.monotonic() + float(step[5:]), lambda message: False)
         elif step.startswith("sleep="):

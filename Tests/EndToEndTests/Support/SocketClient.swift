@@ -13,6 +13,8 @@ final class SocketClient: @unchecked Sendable {
     let fd: Int32
     private var pending: [UInt8] = []
     private(set) var closedByPeer = false
+    /// The close came as a reset (ECONNRESET), not an end of file.
+    private(set) var resetByPeer = false
 
     /// Connects to `path`, retrying until the daemon listens or `timeout` seconds pass.
     init(path: String, timeout: Double = 10) async throws {
@@ -158,7 +160,10 @@ final class SocketClient: @unchecked Sendable {
             pending.append(contentsOf: buffer[0..<n])
             return true
         }
-        if n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) { closedByPeer = true }
+        if n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            resetByPeer = n < 0 && errno == ECONNRESET
+            closedByPeer = true
+        }
         return false
     }
 
