@@ -17,8 +17,8 @@ import Glibc
 /// - the gyroscope bias is learned while the device rests.
 ///
 /// Time comes from sample timestamps only. Samples may arrive per sensor at their own rates;
-/// non-finite samples are ignored; a gap longer than ``AttitudeEstimatorParameters/maximumGap``
-/// (suspend, a stopped daemon, an unplugged sensor) is not integrated across: the attitude
+/// non-finite samples are ignored; a gap longer than ``maximumGap`` (suspend, a stopped daemon,
+/// an unplugged sensor) is not integrated across: the attitude
 /// restarts from the next accelerometer sample (inclination at once) and the next undisturbed
 /// magnetometer sample (heading), keeping the gyroscope bias and the magnetic reference.
 /// Conventions: accelerometer in G with the gravity-vector sign, gyroscope rad/s, magnetometer
@@ -26,6 +26,15 @@ import Glibc
 /// a Z-up frame: 6D with X wherever the device's heading was at start, 9D with X magnetic
 /// north and Y west.
 public struct AttitudeEstimator: Sendable {
+    /// Seconds between the readings the reader chose to take (the rest rate of a device lying
+    /// still: one reading per wake-up), 0 when it reads every period. Not an outage: a gap up
+    /// to 1.5 times it is a step (``maximumGap``).
+    public var readingInterval = 0.0
+
+    /// The longest gap between samples integrated across: ``AttitudeEstimatorParameters/maximumGap``,
+    /// or 1.5 × ``readingInterval`` when that is longer; a longer one restarts the attitude.
+    public var maximumGap: Double { max(parameters.maximumGap, 1.5 * readingInterval) }
+
     public var parameters: AttitudeEstimatorParameters {
         // The remembered gains follow from the time constants.
         didSet { (gyroscopeGains, accelerometerGains, magnetometerGains) = (.init(), .init(), .init()) }
@@ -143,7 +152,7 @@ public struct AttitudeEstimator: Sendable {
         let gains = isStep(dt) ? gyroscopeGains.value(for: dt) { dt in
             (Self.gain(dt: dt, tau: parameters.restFilterTau), Self.gain(dt: dt, tau: parameters.restBiasTau))
         } : nil
-        if dt > parameters.maximumGap { state.gyroscopeGap = true }
+        if dt > maximumGap { state.gyroscopeGap = true }
         updateRest(gyroscope: raw, at: time, gains: gains)
         let rate = raw - state.bias
         state.rotationRate = rate
@@ -170,7 +179,7 @@ public struct AttitudeEstimator: Sendable {
         updateRest(acceleration: force, gain: gains?.rest ?? 1)
         // First sample, or after a gap of either sensor: start from what the accelerometer
         // says; the device may have turned meanwhile, so the heading is taken afresh too.
-        if !state.initialized || (dt ?? .infinity) > parameters.maximumGap || state.gyroscopeGap {
+        if !state.initialized || (dt ?? .infinity) > maximumGap || state.gyroscopeGap {
             let restarted = state.initialized
             if restarted { state.headingStale = true }
             state.gyroscopeGap = false
@@ -307,7 +316,7 @@ public struct AttitudeEstimator: Sendable {
 
     /// Whether a sensor's samples `dt` apart are one step of its filters (not the first sample,
     /// a repeated time or a gap).
-    private func isStep(_ dt: Double) -> Bool { dt > 0 && dt <= parameters.maximumGap }
+    private func isStep(_ dt: Double) -> Bool { dt > 0 && dt <= maximumGap }
 
     /// `remainder(angle, 2π)`: the angle in [−π, π]. Headings and their differences stay within
     /// ±3π, where subtracting 2π once gives exactly the same (Sterbenz: the difference of doubles

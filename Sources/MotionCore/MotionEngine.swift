@@ -127,6 +127,15 @@ public struct MotionEngine: Sendable {
         return frames
     }
 
+    /// Seconds between the readings the reader chose to take (the rest rate: a still
+    /// accelerometer read once per wake-up), 0 when it reads every period; set by the owner as
+    /// each sample comes, to the interval in force when it was read. Gaps up to 1.5 times it are
+    /// steps, not outages (``AttitudeEstimator/maximumGap``).
+    public var readingInterval: Double {
+        get { estimator.readingInterval }
+        set { estimator.readingInterval = newValue }
+    }
+
     /// The accuracy of the magnetic field (and so of the north frames and headings).
     public var calibrationAccuracy: MagneticFieldCalibrationAccuracy {
         guard fieldSeen else { return .uncalibrated }

@@ -24,7 +24,7 @@ struct EngineEventLog: Sendable {
         case .magneticDisturbance(let began):
             logger.info(began ? "magnetic disturbance: heading coasts on the gyroscope" : "magnetic disturbance over")
         case .attitudeRestarted:
-            let gap = SysfsNumber.format(engine.configuration.estimator.maximumGap)
+            let gap = SysfsNumber.format(engine.estimator.maximumGap)
             logger.notice("the motion samples stopped for more than \(gap) s (a suspend, a stopped daemon, an unplugged sensor): attitude restarted from gravity, heading from the next magnetometer reading")
         case .accelerometerScale(let oneG) where oneG == 1:
             logger.notice("the accelerometer reads 1 G at rest again: its readings are taken as they are")

@@ -222,6 +222,12 @@ final class Pipeline: @unchecked Sendable {
             let period = spacing > 0 && spacing <= Wire.hardwarePeriods.upperBound
                 ? spacing : request.periods[sample.kind] ?? Wire.hardwarePeriods.upperBound
             latest[sample.kind] = sample
+            // The gap before a sample read at the rest rate is one the daemon chose, not an
+            // outage: the interval in force when it was read (before the sample may end the
+            // rest), or the motion events' check where the reader sleeps on them.
+            if sample.kind == .accelerometer {
+                engine.readingInterval = request.wakeIntervals[.accelerometer].map { max($0, SourceRequest.restEventCheck) } ?? 0
+            }
             if sample.kind == .accelerometer || sample.kind == .baseAccelerometer { followRest(sample) }
             if let event = engine.update(sample) {
                 log.engine(event, engine: engine)

@@ -74,6 +74,9 @@ public struct SourceRequest: Sendable, Hashable {
     public static let periodRange: ClosedRange<Double> = 0.01...0.1
     /// The supported wake intervals: up to 10 s.
     public static let wakeIntervalRange: ClosedRange<Double> = 0.01...10
+    /// Seconds between the readings of a polled device at the rest rate that sleeps on its own
+    /// motion events (docs/SENSORS.md "Rest rate"): longer than any wake interval may make them.
+    public static let restEventCheck = 5.0
 
     public private(set) var periods: [SensorKind: Double]
     /// Per kind, the longest the source may sleep before it delivers that kind's readings

@@ -18,7 +18,7 @@ import MotionSync
 /// queue; ``end()`` before the thread is stopped, ``close()`` after. All shared state is behind one ``Lock``.
 final class RestSleep: Sendable {
     /// Seconds between readings while sleeping on events.
-    static let check = 5.0
+    static let check = SourceRequest.restEventCheck
     /// The motion that wakes the device, G: the still-stretch tolerance.
     static let threshold = 0.05
 

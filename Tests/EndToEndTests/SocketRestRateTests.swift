@@ -12,10 +12,10 @@ extension HotplugTests {
 
     /// motiond on a still polled accelerometer (`test-accel.umockdev`, lying portrait, 1 G =
     /// 256 counts) with two clients: `watcher` subscribed to orientation, `asker` for statuses.
-    static func restDaemon() async throws -> (testbed: Testbed, daemon: ServedDaemon, watcher: SocketClient, asker: SocketClient) {
+    static func restDaemon(configuration: String? = nil) async throws -> (testbed: Testbed, daemon: ServedDaemon, watcher: SocketClient, asker: SocketClient) {
         let testbed = Testbed()
         try testbed.add(try Emulation.fixtureText("test-accel.umockdev"))
-        let daemon = try ServedDaemon(["--source", "local:"], environment: testbed.environment)
+        let daemon = try ServedDaemon(["--source", "local:"], configuration: configuration, environment: testbed.environment)
         let watcher = try await daemon.connect()
         let asker = try await daemon.connect()
         try await watcher.send(.subscribe(.init(id: 1, stream: .orientation)))
@@ -76,6 +76,24 @@ extension HotplugTests {
         testbed.setAttribute(Self.restAccelSyspath, "in_accel_z_raw", "0\n")
         #expect(try await Self.waitForRest(asker, from: &id, timeout: 10) { $0 == 0.35 }, "still again: the rest rate again")
         #expect(try await watcher.next(type: "orientation", timeout: 1)?["orientation"] == nil, "no orientation flapping on the wobble")
+    }
+
+    @Test("a rest interval over the fusion's 0.5-s gap (1 s) is not an outage: no attitude restart is logged at rest, nor when a turn ends it")
+    func longRestInterval() async throws {
+        let (testbed, daemon, watcher, asker) = try await Self.restDaemon(configuration: "rest-interval = 1\n")
+        defer { _ = daemon.stop() }
+        var id = 100
+        #expect(try await watcher.next(type: "orientation", timeout: 10)?["orientation"] as? String == "portrait")
+        #expect(try await Self.waitForRest(asker, from: &id, timeout: 10) { $0 == 1 }, "still: read every second")
+        // Four readings a second apart, then a turn (read after a 1-s gap: it ends the rest).
+        try await Task.sleep(for: .seconds(4.5))
+        testbed.setAttribute(Self.restAccelSyspath, "in_accel_y_raw", "0\n")
+        testbed.setAttribute(Self.restAccelSyspath, "in_accel_x_raw", "256\n")
+        #expect(try await watcher.next(type: "orientation", timeout: 10)?["orientation"] as? String == "landscapeRight")
+        #expect(try await Self.waitForRest(asker, from: &id, timeout: 10) { $0 == 1 }, "still again")
+        let log = daemon.process.stderr
+        #expect(log.contains("at rest: read every 1000 ms"), "the rest rate was in force: \(log)")
+        #expect(!log.contains("the motion samples stopped"), "\(log)")
     }
 
     @Test("at rest only the reader wakes: no other thread of motiond ticks (a global-queue worker once started libdispatch's workqueue monitor, which woke it every second)")

@@ -374,6 +374,26 @@ struct MotionEngineTests {
         }
         #expect(try engine.deviceMotion(in: .xMagneticNorthZVertical) == before)
     }
+
+    @Test("readings the reader spaced out on purpose (the rest rate) are steps up to 1.5 × the interval; a longer gap still restarts")
+    func readingInterval() {
+        var engine = MotionEngine()
+        func accelerometer(at t: Double) -> MotionEngine.Event? {
+            engine.update(Sample(kind: .accelerometer, timestamp: t, vector: Vector3(0, -1, 0)))
+        }
+        for i in 0..<20 { _ = accelerometer(at: Double(i) * 0.02) }
+        // Read every 2 s at rest: no restart, and the gap the log names is that allowance.
+        engine.readingInterval = 2
+        #expect(engine.estimator.maximumGap == 3)
+        let restarts = (1...5).compactMap { accelerometer(at: 0.38 + Double($0) * 2) }
+        #expect(restarts.isEmpty, "\(restarts)")
+        // Longer than 1.5 × the interval: an outage (a suspend) even at the rest rate.
+        #expect(accelerometer(at: 10.38 + 3.5) == .attitudeRestarted)
+        // Back to every period: the usual 0.5 s.
+        engine.readingInterval = 0
+        #expect(engine.estimator.maximumGap == AttitudeEstimatorParameters().maximumGap)
+        #expect(accelerometer(at: 13.88 + 2) == .attitudeRestarted)
+    }
 }
 
 @Suite("HeadingFilter")

@@ -25,7 +25,12 @@ struct EngineEventLogTests {
         log.engine(.calibrationAccuracyChanged(from: .uncalibrated, to: .low), engine: withMagnetometer)
         #expect(recorder.messages(.notice).last
                 == "magnetometer calibration accuracy uncalibrated → low; move the device in a figure eight to calibrate the magnetometer")
-        #expect(notices.last?.hasPrefix("the motion samples stopped for more than \(SysfsNumber.format(engine.configuration.estimator.maximumGap)) s") == true)
+        #expect(notices.last?.hasPrefix("the motion samples stopped for more than 0.5 s") == true)
+        // At a rest rate of 2 s, the outage is a gap over 3 s.
+        var resting = MotionEngine()
+        resting.readingInterval = 2
+        log.engine(.attitudeRestarted, engine: resting)
+        #expect(recorder.messages(.notice).last?.hasPrefix("the motion samples stopped for more than 3 s") == true)
         #expect(recorder.messages(.info) == ["axis self-check: consistent: gyroscope and accelerometer axes agree",
                                              "magnetic disturbance: heading coasts on the gyroscope"])
         #expect(recorder.messages(.warning).first?.hasSuffix("; run with --apply-axis-correction to apply it") == true)
