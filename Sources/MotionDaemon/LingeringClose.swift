@@ -15,6 +15,7 @@ import Glibc
 final class LingeringClose {
     /// Seconds a socket lingers at most.
     static let deadline = 2.0
+    /// Sockets lingering at once at most (a flood of refused clients holds few descriptors).
     static let maximumLingering = 64
     /// Bytes discarded per wake-up at most (a client that keeps sending cannot hold the queue).
     static let discardLimit = 65_536
