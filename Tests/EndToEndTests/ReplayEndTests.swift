@@ -76,15 +76,14 @@ struct ReplayEndTests {
         let directory = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("huge.csv").path
-        #expect(FileManager.default.createFile(atPath: path, contents: nil))
-        let file = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        file.write(Data("t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z\n".utf8))
-        for chunk in 0..<100 {
-            var text = ""
-            for i in chunk * 10_000..<(chunk + 1) * 10_000 { text += "\(Double(i) / 100),0.1,0,0,0,0,9.80665,20,0,-44\n" }
-            file.write(Data(text.utf8))
-        }
-        try file.close()
+        // Written by a child while this test suspends: built here, the million rows held one of
+        // the test process's two cooperative threads for 10–20 s (a debug build on a loaded
+        // machine), and the tests waiting for a thread missed their daemons' hellos.
+        let write = "import sys\nwith open(sys.argv[1], 'w') as f:\n"
+            + "    f.write('t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z\\n')\n"
+            + "    f.writelines(f'{i / 100},0.1,0,0,0,0,9.80665,20,0,-44\\n' for i in range(1_000_000))\n"
+        let written = try await Emulation.run(["python3", "-c", write, path], timeout: 60)
+        #expect(written.status == 0, "\(written.stderr)")
         // The peak RSS of motiond alone: python3 runs it and reports its children's ru_maxrss (KiB).
         let measure = "import resource, subprocess, sys; r = subprocess.run(sys.argv[1:]); "
             + "print('maxrss', resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); sys.exit(r.returncode)"
