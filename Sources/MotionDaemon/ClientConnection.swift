@@ -152,8 +152,8 @@ final class ClientConnection {
         return ["client": "\(id)", "client_pid": "\(peer.pid)", "client_uid": "\(peer.uid)"]
     }
 
-    /// Sends `messages` to a client that is not served (it was never started); the caller
-    /// closes its socket.
+    /// Sends `messages` to a client that is not served (it was never started); the server
+    /// closes its socket (``LingeringClose``).
     func turnAway(_ messages: [ServerMessage]) {
         for message in messages { outbox.post(OutgoingMessage(message, delivery: .control)) }
         _ = flush(now: BootClock.now())

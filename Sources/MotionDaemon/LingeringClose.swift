@@ -28,8 +28,7 @@ final class LingeringClose {
     /// and closes it once the peer closed, after ``deadline`` at most. Runs on `queue`.
     func close(_ fd: Int32, on queue: DispatchQueue) {
         queue.assertOnQueue()
-        shutdown(fd, Int32(SHUT_WR))
-        guard discardInput(fd), lingering.count < Self.maximumLingering else {
+        guard shutDown(fd), lingering.count < Self.maximumLingering else {
             Glibc.close(fd)
             return
         }
@@ -59,9 +58,18 @@ final class LingeringClose {
         sources.deadline.cancel()
     }
 
+    /// Shuts down the sending side of `fd` (the peer reads an end of file after what was sent)
+    /// and drops what the peer sent that is queued; whether the peer may still send. Alone, for
+    /// a socket about to close without lingering (the daemon stops).
+    @discardableResult
+    func shutDown(_ fd: Int32) -> Bool {
+        shutdown(fd, Int32(SHUT_WR))
+        return discardInput(fd)
+    }
+
     /// Reads and drops what `fd` holds (up to ``discardLimit``); whether the peer may still
     /// send (no end of file, no error).
-    func discardInput(_ fd: Int32) -> Bool {
+    private func discardInput(_ fd: Int32) -> Bool {
         var discarded = 0
         while discarded < Self.discardLimit {
             let count = scratch.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }

@@ -154,8 +154,7 @@ final class SocketServer: @unchecked Sendable {
                 _ = client.flush(now: BootClock.now())
                 // No lingering here: the daemon ends. What the client sent is discarded so that
                 // it reads the goodbye and an end of file rather than a reset.
-                shutdown(client.fd, Int32(SHUT_WR))
-                _ = lingering.discardInput(client.fd)
+                lingering.shutDown(client.fd)
                 client.close()
             }
         }
@@ -181,8 +180,7 @@ final class SocketServer: @unchecked Sendable {
             let client = ClientConnection(id: ClientID(raw: nextID), fd: fd)
             nextID += 1
             if clientCount >= Self.maximumClients {
-                client.turnAway([.goodbye(reason: "too many clients (\(Self.maximumClients))")])
-                lingering.close(client.fd, on: queue)
+                turnAway(client, [.goodbye(reason: "too many clients (\(Self.maximumClients))")])
                 logger.warning("turned away a client: \(Self.maximumClients) are connected")
                 continue
             }
@@ -191,9 +189,8 @@ final class SocketServer: @unchecked Sendable {
             guard let grant = decision.grant else {
                 logger.notice("\(client.id) refused (\(who)): \(decision.reason)", metadata: client.metadata)
                 let whom = client.credentials.map { "uid \($0.uid)" } ?? "a peer of unknown credentials"
-                client.turnAway([.reply(id: nil, .failure(ProtocolError(.accessDenied, "motiond serves nothing to \(whom): \(decision.reason)"))),
+                turnAway(client, [.reply(id: nil, .failure(ProtocolError(.accessDenied, "motiond serves nothing to \(whom): \(decision.reason)"))),
                                   .goodbye(reason: "access denied")])
-                lingering.close(client.fd, on: queue)
                 continue
             }
             client.grant = grant
@@ -203,6 +200,12 @@ final class SocketServer: @unchecked Sendable {
             logger.info("\(client.id) connected (\(who)): \(grant) access, \(decision.reason)", metadata: client.metadata)
             pipeline.connected(client.id, grant: grant)
         }
+    }
+
+    /// Sends `messages` to a client that is not served and closes its socket (lingering).
+    private func turnAway(_ client: ClientConnection, _ messages: [ServerMessage]) {
+        client.turnAway(messages)
+        lingering.close(client.fd, on: queue)
     }
 
     private func pauseAccepting() {
