@@ -492,6 +492,9 @@ oursqt=$!
 motiond-rotate --backend command --command "true {orientation} {rotation}" --debounce 0.5 >/run/rotate.log 2>&1 &
 rot=$!
 wait_for 10 grep -q 'Has accelerometer' /run/monitor-sensor-motiond.log
+# The Qt application started too (Python and Qt take seconds to load in this emulated guest:
+# once longer than the first pose, whose light level it then missed): its first light reading.
+wait_for 30 grep -q '^light ' /run/qt-motiond.log
 poses
 mine=$(changes /run/monitor-sensor-motiond.log)
 minelights=$(lights /run/monitor-sensor-motiond.log)
