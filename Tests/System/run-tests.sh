@@ -8,7 +8,8 @@
 # core each), the kernel command line's motiond.test.part= saying which: `hub` follows the
 # sensor hub through the daemon's life beside iio-sensor-proxy (readings, unplugs, the peer, the
 # package swaps); `system` the machine around it (a Python client, the watchdog and restarts,
-# suspend, stop, socket activation, sandboxing, a convertible, removal). Both install the package and start the hub
+# suspend, stop, socket activation, sandboxing, a convertible, a board's I2C chips, removal);
+# `boards` only the I2C chips (for working on them: MOTIOND_SYSTEM_PARTS=boards). Both install the package and start the hub
 # first, and report those checks (and buffer-reads, for their own run) each.
 exec >/dev/ttyS0 2>&1
 here=$(dirname "$0")
@@ -805,6 +806,137 @@ if [ "$switches" = "laptop=0 flat=0 stand=1 tablet=1 laptop=0 " ] && [ "$toggles
 else
     result tablet-mode-switch FAIL "switch states: '$switches'; libinput tablet-mode states '$toggles' ($(grep -E 'SWITCH|tablet mode' /run/libinput-events.log | head -4 | tr -s ' \t' ' ' | tr '\n' '|')); /dev/uinput '$uinput'; motiond: '$created'; /proc/bus/input/devices: $(grep -A1 'motiond tablet' /proc/bus/input/devices | tr '\n' '|')"
 fi
+
+fi
+
+# (o) a board: IMUs and a magnetometer on I2C with their real drivers (inv_mpu6050, bmi160,
+#     ak8975) and no interrupt line, as a hobby board wires them. i2c-stub stands for the bus: a
+#     register file at each chip's address, written through i2c-dev (i2cset) with what the chip
+#     would hold — its identity for the probe, then a pose in the data registers (the byte order
+#     each chip uses) — and `new_device` binds the real driver (`delete_device` unplugs it).
+#     The hub is unplugged first: the board's chips are motiond's only sensors. Checked: the
+#     devices found under the drivers' names, the scales the drivers report, sysfs's raw values
+#     equal to the registers, and motiond's values equal to raw × scale to one LSB; then the
+#     IMU unplugged and another one plugged in its place, read the same way.
+#     Run in the system part's guest, or alone (motiond.test.part=boards).
+if [ "$part" = system ] || [ "$part" = boards ]; then
+feed unplug
+wait_for 15 gone
+modprobe i2c-dev
+modprobe i2c-stub chip_addr=0x68,0x69,0x0c
+stub=$(for b in /sys/bus/i2c/devices/i2c-*; do [ "$(cat $b/name 2>/dev/null)" = "SMBus stub driver" ] && echo ${b##*/i2c-} && break; done)
+# Registers from FIRST on, one I2C block write (a driver never reads half a pose); forced, as
+# the bound driver holds the address.
+regs() { addr=$1; shift; i2cset -f -y "$stub" "$addr" "$@" i; }
+# A signed 16-bit value as two bytes, least (le16) or most (be16) significant first.
+le16() { printf '0x%02x 0x%02x' $(( $1 & 255 )) $(( ($1 >> 8) & 255 )); }
+be16() { printf '0x%02x 0x%02x' $(( ($1 >> 8) & 255 )) $(( $1 & 255 )); }
+bind() { echo "$1 $2" > /sys/bus/i2c/devices/i2c-$stub/new_device; }
+unbind() { echo "$1" > /sys/bus/i2c/devices/i2c-$stub/delete_device; }
+# The chips' identities (AK8975: WIA 0x48, fuse ROM sensitivity 0x80 = 0.3 µT per LSB, its
+# status registers saying "data ready, no error"; MPU-6050: WHO_AM_I 0x68; BMI160: CHIP_ID 0xd1
+# and the power-on accelerometer and gyroscope configuration and ranges, ±2 g and ±2000 °/s).
+regs 0x0c 0x00 0x48; regs 0x0c 0x10 0x80 0x80 0x80; regs 0x0c 0x02 0x01; regs 0x0c 0x09 0x00
+regs 0x68 0x75 0x68
+regs 0x69 0x00 0xd1; regs 0x69 0x40 0x28 0x03 0x28 0x00
+# Poses, raw: accelerometer x y z, gyroscope x y z, magnetometer x y z (counts).
+mpu_pose() { regs 0x68 0x3b $(be16 $1) $(be16 $2) $(be16 $3) $(be16 -3920) $(be16 $4) $(be16 $5) $(be16 $6); }
+bmi_pose() { regs 0x69 0x0c $(le16 $4) $(le16 $5) $(le16 $6) $(le16 $1) $(le16 $2) $(le16 $3); }
+ak_field() { regs 0x0c 0x03 $(le16 $1) $(le16 $2) $(le16 $3); }
+# motiond's last accelerometer, gyroscope and magnetometer values against the chips' sysfs
+# (raw equal to the pose's counts, value = raw × scale within one count), and the scales.
+board_values() { # log accel-device magn-device "ax ay az gx gy gz mx my mz"
+    python3 - "$@" <<'EOP'
+import json, sys
+log, imu, magn, counts = sys.argv[1], sys.argv[2], sys.argv[3], [int(c) for c in sys.argv[4].split()]
+def attr(dev, name):
+    with open(f"/sys/bus/iio/devices/{dev}/{name}") as f: return f.read().strip()
+def scale(dev, kind, axis):
+    try: return float(attr(dev, f"in_{kind}_{axis}_scale"))
+    except OSError: return float(attr(dev, f"in_{kind}_scale"))
+last = {}
+for line in open(log):
+    try: m = json.loads(line)
+    except ValueError: continue
+    last[m.get("type")] = m
+streams = [("accelerometer", "acceleration", imu, "accel", 1 / 9.80665),
+           ("gyro", "rotationRate", imu, "anglvel", 1.0), ("magnetometer", "magneticField", magn, "magn", 100.0)]
+bad, said = [], []
+for (stream, key, dev, kind, unit), base in zip(streams, (0, 3, 6)):
+    if stream not in last: bad.append(f"no {stream} value"); continue
+    for i, axis in enumerate("xyz"):
+        raw, s = int(attr(dev, f"in_{kind}_{axis}_raw")), scale(dev, kind, axis)
+        got, want = last[stream][key][axis], raw * s * unit
+        if raw != counts[base + i]: bad.append(f"{dev} in_{kind}_{axis}_raw {raw}, registers {counts[base + i]}")
+        if abs(got - want) > s * abs(unit): bad.append(f"{stream} {axis} {got:.6f}, raw × scale {want:.6f}")
+    said.append(f"{stream} ({', '.join('%.4f' % last[stream][key][a] for a in 'xyz')}) = raw × {s:g}")
+print(("ok " if not bad else "bad ") + "; ".join(bad + said))
+EOP
+}
+seen=$(journalctl -q -o cat -u motiond.service | wc -l)
+mpu="2048 -1024 15872 100 -100 50"; field="67 -20 -133"
+bind ak8975 0x0c; bind mpu6050 0x68
+ak_field $field; mpu_pose $mpu
+udevadm settle -t 30
+found() { motionctl status 2>&1 | grep -E '^ +(accelerometer|gyroscope|magnetometer) ' | tr -s ' '; }
+on() { found | grep -E "^ $1 " | grep -q "($2)"; }
+first_board() { on accelerometer mpu6050 && on gyroscope mpu6050 && on magnetometer ak8975; }
+imu=$(iio_by_name mpu6050); imu=${imu##*/}; magn=$(iio_by_name ak8975); magn=${magn##*/}
+scales() { # device: its scales as the driver reports them
+    (cd /sys/bus/iio/devices/$1 && for f in in_*scale; do printf '%s %s ' "$f" "$(cat $f)"; done)
+}
+# What each driver makes without an interrupt line: a buffer (a software trigger could drive
+# it), a trigger of its own.
+made() {
+    t=$(cat /sys/bus/iio/devices/trigger*/name 2>/dev/null | tr '\n' ' ' | sed 's/ $//')
+    printf '%s: buffer %s, triggers %s' "$(cat /sys/bus/iio/devices/$1/name)" "$([ -d /sys/bus/iio/devices/$1/buffer ] && echo yes || echo no)" "${t:-none}"
+}
+if wait_for 30 first_board; then
+    result board-discovery PASS "$(found | tr '\n' '|') $imu: $(scales $imu); $magn: $(scales $magn); $(made $imu); $(made $magn)"
+else
+    result board-discovery FAIL "devices: $(cat /sys/bus/iio/devices/*/name 2>/dev/null | tr '\n' ' '); motiond: $(found | tr '\n' '|'); $(since | tail -6 | tr '\n' '|'); dmesg: $(dmesg | grep -i -E 'mpu|ak89|i2c' | tail -4 | tr '\n' '|')"
+fi
+# Polled (no interrupt line, no trigger), read by a client as an application would.
+board_read() { # name device "counts": the client's values checked
+    motionctl monitor --json --wait 10 --duration 4 --interval 0.05 accelerometer gyro magnetometer >/run/monitor-$1.log 2>&1 &
+    m=$!
+    wait_for 10 grep -q '"magnetometer"' /run/monitor-$1.log
+    reading=$(found | tr '\n' '|')
+    wait $m
+    verdict=$(board_values /run/monitor-$1.log $2 $magn "$3" 2>&1)
+    case $verdict in
+        ok*) result board-values-$1 PASS "${verdict#ok }; $reading" ;;
+        *) result board-values-$1 FAIL "${verdict#bad }; $(found | tr '\n' '|'); $(head -c 300 /run/monitor-$1.log | tr '\n' '|'); $(since | tail -4 | tr '\n' '|')" ;;
+    esac
+}
+board_read mpu6050 $imu "$mpu $field"
+# The IMU unplugged; another chip in its place is found and read the same way.
+unbind 0x68
+if wait_for 15 unavail; then
+    result board-unplug PASS "$(echo $line)"
+else
+    result board-unplug FAIL "devices: $(cat /sys/bus/iio/devices/*/name 2>/dev/null | tr '\n' ' '); motiond: $(found | tr '\n' '|')"
+fi
+bmi="-4096 8192 12288 -200 300 -50"
+bmi_pose $bmi
+bind bmi160 0x69
+udevadm settle -t 30
+imu=$(iio_by_name bmi160); imu=${imu##*/}
+second_board() { on accelerometer bmi160 && on gyroscope bmi160; }
+wait_for 30 second_board
+diag "$(made $imu)"
+board_read bmi160 "$imu" "$bmi $field"
+# Lying flat, face up: the chip reads +1 g on z (the specific force, as MEMS parts and Android
+# report it), where the HID hub reads -1 g (the gravity vector, as Windows and Core Motion do).
+# What motiond makes of it unconfigured (no mount matrix), for the record: not yet a check.
+bmi_pose 0 0 16384 0 0 0
+motionctl monitor --wait 10 --duration 3 --interval 0.5 orientation deviceMotion >/run/monitor-flat.log 2>&1
+diag "bmi160 flat face up (z +16384): $(grep -E 'orientation|gravity' /run/monitor-flat.log | tail -2 | tr -s ' ' | tr '\n' '|')"
+unbind 0x69; unbind 0x0c
+[ "$part" = boards ] && buffer_reads
+fi
+
+if [ "$part" = system ]; then
 
 # (n) removal and purge: remove takes the programs and stops the service, keeps the
 #     configuration (edited here, as an administrator would) and what motiond learned; purge

@@ -46,8 +46,9 @@ vmlinuz=$kdir/unpacked/boot/vmlinuz-$kver
 # has `libinput debug-events`, which reads motiond's tablet-mode switch as a desktop would;
 # man-db shows the manual pages the motiond package installs; python3-pyqt5.qtsensors is
 # QtSensors with its iio-sensor-proxy plugin, a desktop's client of net.hadess.SensorProxy
-# (the Qt check compares what it reads from iio-sensor-proxy and from motiond).
-pkgs="systemd systemd-sysv udev dbus kmod libiio0 libudev1 libsystemd0 iio-sensor-proxy python3 procps libinput-tools man-db python3-pyqt5.qtsensors"
+# (the Qt check compares what it reads from iio-sensor-proxy and from motiond); i2c-tools
+# writes the registers of the I2C chips the board checks bind real drivers to (i2c-stub).
+pkgs="systemd systemd-sysv udev dbus kmod libiio0 libudev1 libsystemd0 iio-sensor-proxy python3 procps libinput-tools man-db python3-pyqt5.qtsensors i2c-tools"
 for bin in "$@"; do
     for lib in $(ldd "$bin" | awk '$3 ~ /^\// {print $3} $1 ~ /^\// {print $1}'); do
         real=$(readlink -f "$lib")
@@ -75,13 +76,15 @@ if [ ! -f "$rdir/root.cpio" ]; then
     # The kernel's modules that the HID sensor hub, IIO and the boot need (the whole tree is
     # 390 MB): everything under drivers/hid, drivers/iio, plus what they depend on; depmod gives
     # udev the aliases, so modprobe loads hid-sensor-* when the uhid device appears. uinput is
-    # the device behind motiond's tablet-mode switch, evdev gives it its /dev/input/event node.
+    # the device behind motiond's tablet-mode switch, evdev gives it its /dev/input/event node;
+    # i2c-stub and i2c-dev are the board checks' I2C bus and its registers' door.
     msrc=$kdir/unpacked/lib/modules/$kver
     mdst=$tree/usr/lib/modules/$kver
     mkdir -p "$mdst"
     cp "$msrc"/modules.order "$msrc"/modules.builtin "$msrc"/modules.builtin.modinfo "$mdst"/
     list=$(cd "$msrc" && find kernel/drivers/hid kernel/drivers/iio -name '*.ko*'
-           find kernel/drivers/input -name 'uinput.ko*' -o -name 'evdev.ko*')
+           find kernel/drivers/input -name 'uinput.ko*' -o -name 'evdev.ko*'
+           find kernel/drivers/i2c -name 'i2c-stub.ko*' -o -name 'i2c-dev.ko*')
     while [ -n "$list" ]; do
         next=""
         for m in $list; do

@@ -12,7 +12,8 @@
 #
 # Environment: MOTIOND_SYSTEM_TIMEOUT (seconds for each guest's whole boot, default 1200),
 # MOTIOND_SYSTEM_SMP (virtual CPUs of each guest, default 1: one host core),
-# MOTIOND_SYSTEM_PARTS (the parts booted, default "hub system"), MOTIOND_SYSTEM_VERBOSE=1 (the
+# MOTIOND_SYSTEM_PARTS (the parts booted, default "hub system"; "boards" boots the I2C board
+# checks, which the system part runs too, alone), MOTIOND_SYSTEM_VERBOSE=1 (the
 # whole consoles instead of the SYSTEM-TEST lines, and the guests print motiond's journal),
 # MOTIOND_SYSTEM_KEEP=1 (keep the run directory).
 set -eu
@@ -89,7 +90,9 @@ common="package-install iio-devices udev-started-service device-permissions udev
 checks_hub="accelerometer-buffered accelerometer-values magnetometer-timestamps journal orientation-landscape shake unplug replug
             hub-timestamps unplug-without-udev replug-streaming coexistence package-swap
             reload dbus-monitor-sensor qt-sensors rotate-helper package-swap-back"
-checks_system="python-device-motion watchdog-restart restart-state suspend-resume stop-restores socket-activation security convertible-posture tablet-mode-switch package-remove-purge"
+checks_boards="board-discovery board-values-mpu6050 board-unplug board-values-bmi160"
+checks_system="python-device-motion watchdog-restart restart-state suspend-resume stop-restores socket-activation security convertible-posture
+               tablet-mode-switch $checks_boards package-remove-purge"
 passed=0; failed=0; status=0
 for part in $parts; do
     log=$run/$part.log
