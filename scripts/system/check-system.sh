@@ -103,6 +103,8 @@ for part in $parts; do
         tail -40 "$log" >&2
         failed=$((failed + 1)); status=1
     fi
+    # Again at the end, where a CI log's tail shows them.
+    grep '^SYSTEM-TEST [^ ]* FAIL' "$log" | cut -c1-400 | sed "s/^/check-system: in the $part guest: /" >&2
     eval "names=\$checks_$part"
     for name in $common $names; do
         grep -q "^SYSTEM-TEST $name " "$log" || { echo "check-system: no result for $name in the $part guest" >&2; failed=$((failed + 1)); status=1; }
