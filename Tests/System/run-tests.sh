@@ -9,8 +9,9 @@
 # sensor hub through the daemon's life beside iio-sensor-proxy (readings, unplugs, the peer, the
 # package swaps); `system` the machine around it (a Python client, the watchdog and restarts,
 # suspend, stop, socket activation, sandboxing, a convertible, a board's I2C chips, removal);
-# `boards` only the I2C chips (for working on them: MOTIOND_SYSTEM_PARTS=boards). Both install the package and start the hub
-# first, and report those checks (and buffer-reads, for their own run) each.
+# `boards` only the I2C chips (for working on them: MOTIOND_SYSTEM_PARTS=boards). Each part
+# installs the package and starts the hub first, and reports those checks (and buffer-reads,
+# for its own run).
 exec >/dev/ttyS0 2>&1
 here=$(dirname "$0")
 failed=0
