@@ -819,7 +819,8 @@ fi
 #     devices found under the drivers' names, the scales the drivers report, sysfs's raw values
 #     equal to the registers, and motiond's values equal to raw × scale to one LSB; then the
 #     IMU unplugged and another one plugged in its place, read the same way.
-#     Run in the system part's guest, or alone (motiond.test.part=boards).
+#     Run in the system part's guest, or alone (motiond.test.part=boards). Each chip's registers:
+#     Tests/System/I2C-CHIPS.md.
 if [ "$part" = system ] || [ "$part" = boards ]; then
 feed unplug
 wait_for 15 gone
