@@ -927,6 +927,9 @@ imu=$(iio_by_name bmi160); imu=${imu##*/}
 second_board() { on accelerometer bmi160 && on gyroscope bmi160; }
 wait_for 30 second_board
 diag "$(made $imu)"
+# The attributes motiond may change as it reads, as the drivers had them before.
+board_attrs() { for d in $imu $magn; do (cd /sys/bus/iio/devices/$d && for f in *sampling_frequency buffer/enable; do [ -e $f ] && printf '%s:%s=%s ' $d $f "$(cat $f 2>&1)"; done); done; }
+attrs_before=$(board_attrs)
 board_read bmi160 "$imu" "$bmi $field"
 # Lying flat, face up: the chip reads +1 g on z (the specific force, as MEMS parts and Android
 # report it), where the HID hub reads -1 g (the gravity vector, as Windows and Core Motion do).
@@ -934,6 +937,14 @@ board_read bmi160 "$imu" "$bmi $field"
 bmi_pose 0 0 16384 0 0 0
 motionctl monitor --wait 10 --duration 3 --interval 0.5 orientation deviceMotion >/run/monitor-flat.log 2>&1
 diag "bmi160 flat face up (z +16384): $(grep -E 'orientation|gravity' /run/monitor-flat.log | tail -2 | tr -s ' ' | tr '\n' '|')"
+# Stopped, motiond leaves the board's chips as it found them.
+systemctl stop motiond.service
+attrs_after=$(board_attrs)
+if [ "$attrs_after" = "$attrs_before" ] && [ "$(systemctl show -p Result --value motiond.service)" = success ]; then
+    result board-stop-restores PASS "stopped; as before: $attrs_after"
+else
+    result board-stop-restores FAIL "stop: $(systemctl show -p Result --value motiond.service); before: $attrs_before; after: $attrs_after"
+fi
 unbind 0x69; unbind 0x0c
 [ "$part" = boards ] && buffer_reads
 fi

@@ -90,7 +90,7 @@ common="package-install iio-devices udev-started-service device-permissions udev
 checks_hub="accelerometer-buffered accelerometer-values magnetometer-timestamps journal orientation-landscape shake unplug replug
             hub-timestamps unplug-without-udev replug-streaming coexistence package-swap
             reload dbus-monitor-sensor qt-sensors rotate-helper package-swap-back"
-checks_boards="board-discovery board-values-mpu6050 board-unplug board-values-bmi160"
+checks_boards="board-discovery board-values-mpu6050 board-unplug board-values-bmi160 board-stop-restores"
 checks_system="python-device-motion watchdog-restart restart-state suspend-resume stop-restores socket-activation security convertible-posture
                tablet-mode-switch $checks_boards package-remove-purge"
 passed=0; failed=0; status=0
