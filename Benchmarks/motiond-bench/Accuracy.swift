@@ -27,6 +27,8 @@ struct Accuracy: ParsableCommand {
     @Option(help: "Override the turning (rad²/s) from which the gyroscope's fit may be adopted, to study one parameter set across all files.")
     var gyroscopeMinimumTurning: Double?
 
+    @OptionGroup var sensorLags: SensorLagOption
+
     @Flag(inversion: .prefixedNo, help: "Also run every file with a hard iron of 10, 25 and 50 µT plus 10 % soft iron added to its magnetometer.")
     var ironVariants = true
 
@@ -56,12 +58,13 @@ struct Accuracy: ParsableCommand {
         if let accelerometerTau { configuration.estimator.accelerometerTau = accelerometerTau }
         if let magnetometerTau { configuration.estimator.magnetometerTau = magnetometerTau }
         if let motionBiasTau { configuration.estimator.motionBiasTau = motionBiasTau }
+        sensorLags.apply(to: &configuration)
         if let gyroscopeMinimumTurning { configuration.calibrator.gyroscopeMinimumTurning = gyroscopeMinimumTurning }
         var trusted = configuration
         trusted.magnetometerCalibration = .trusted
         print("9D with the magnetometer calibration configured (\(configuration.magnetometerCalibration.rawValue)) and trusted; 6D; VQF's beside each.")
-        print("| file | 9D total / heading / incl. | 9D trusted total | VQF 9D total | 6D total / heading / incl. | VQF 6D total | VQF incl. |")
-        print("|---|---|---|---|---|---|---|")
+        print("| file | 9D total / heading / incl. | 9D trusted total | VQF 9D total | 6D total / heading / incl. | VQF 6D total | VQF incl. | lags acc / mag (ms) |")
+        print("|---|---|---|---|---|---|---|---|")
         var scores: [(nine: OrientationError.Summary, nineTrusted: OrientationError.Summary, six: OrientationError.Summary)] = []
         // Per variant (the clean recording first), per file.
         let variants: [Double?] = [nil] + (ironVariants ? MagnetometerDistortion.hardIronMagnitudes : [])
@@ -71,14 +74,16 @@ struct Accuracy: ParsableCommand {
             let trace = try loadTrace("\(dataset)/\(file.path)")
             let references = trace.records.map(\.reference)
             let evaluate = trace.records.map { $0.movement ?? false }
-            func score(_ frame: AttitudeReferenceFrame, _ configuration: MotionEngine.Configuration) -> OrientationError.Summary {
-                let estimates = TraceFusion.attitudes(for: trace.records, frame: frame, configuration: configuration)
-                    .map { $0.map(OrientationError.eastNorthUp(fromNorthWestUp:)) }
-                return OrientationError.summarize(estimates: estimates, references: references, evaluate: evaluate,
-                                                  removeHeadingOffset: frame == .xArbitraryZVertical)
+            func score(_ frame: AttitudeReferenceFrame, _ configuration: MotionEngine.Configuration) -> (OrientationError.Summary, lags: String) {
+                let outputs = TraceFusion.outputs(for: trace.records, frame: frame, configuration: configuration)
+                let estimates = outputs.map { $0.attitude.map(OrientationError.eastNorthUp(fromNorthWestUp:)) }
+                let last = outputs.last
+                return (OrientationError.summarize(estimates: estimates, references: references, evaluate: evaluate,
+                                                   removeHeadingOffset: frame == .xArbitraryZVertical),
+                        String(format: "%.1f / %.1f", 1000 * (last?.accelerometerLag ?? 0), 1000 * (last?.magnetometerLag ?? 0)))
             }
-            let nine = score(.xMagneticNorthZVertical, configuration), six = score(.xArbitraryZVertical, configuration)
-            let nineTrusted = score(.xMagneticNorthZVertical, trusted)
+            let (nine, lags) = score(.xMagneticNorthZVertical, configuration), six = score(.xArbitraryZVertical, configuration).0
+            let nineTrusted = score(.xMagneticNorthZVertical, trusted).0
             scores.append((nine, nineTrusted, six))
             func triple(_ s: OrientationError.Summary) -> String {
                 String(format: "%.2f / %.2f / %.2f", s.rmse.total, s.rmse.heading, s.rmse.inclination)
@@ -92,10 +97,10 @@ struct Accuracy: ParsableCommand {
                 variantScores[v].append(phases.score(TraceFusion.outputs(for: records, frame: .xMagneticNorthZVertical, configuration: configuration),
                                                      references: references))
             }
-            print("| \(file.path) | \(triple(nine)) | \(two(nineTrusted.rmse.total)) | \(two(file.vqf9D)) | \(triple(six)) | \(two(file.vqf6D)) | \(two(file.vqfInclination)) |")
+            print("| \(file.path) | \(triple(nine)) | \(two(nineTrusted.rmse.total)) | \(two(file.vqf9D)) | \(triple(six)) | \(two(file.vqf6D)) | \(two(file.vqfInclination)) | \(lags) |")
         }
         func mean(_ values: [Double]) -> Double { values.reduce(0, +) / Double(values.count) }
-        print(String(format: "| **mean** | **%.2f** (incl. %.2f) | %.2f | %.2f | **%.2f** (incl. %.2f) | %.2f | %.2f |",
+        print(String(format: "| **mean** | **%.2f** (incl. %.2f) | %.2f | %.2f | **%.2f** (incl. %.2f) | %.2f | %.2f | |",
                      mean(scores.map(\.nine.rmse.total)), mean(scores.map(\.nine.rmse.inclination)), mean(scores.map(\.nineTrusted.rmse.total)),
                      mean(Self.files.map(\.vqf9D)), mean(scores.map(\.six.rmse.total)), mean(scores.map(\.six.rmse.inclination)),
                      mean(Self.files.map(\.vqf6D)), mean(Self.files.map(\.vqfInclination))))

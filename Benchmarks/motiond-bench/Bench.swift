@@ -15,10 +15,12 @@ struct Bench: ParsableCommand {
     var repeats = 5
 
     @OptionGroup var engine: EngineOptions
+    @OptionGroup var sensorLags: SensorLagOption
 
     func run() throws {
         let trace = try loadTrace(input)
-        let configuration = try engine.configuration()
+        var configuration = try engine.configuration()
+        sensorLags.apply(to: &configuration)
         var best = Double.infinity
         var checksum = 0.0
         for _ in 0..<max(1, repeats) {

@@ -164,6 +164,13 @@ public struct MagnetometerCalibrator: Sendable {
     public private(set) var agreement = MagnetometerGyroscopeAgreement()
     /// ``MagnetometerGyroscopeAgreement/closedWindows`` at the last gyroscope fit.
     private var gyroscopeFitWindows = 0
+    /// How much later than the gyroscope the magnetometer's readings are, s: the lag that suits
+    /// the calibration in use best (``MagnetometerGyroscopeAgreement/lag(of:)``), refitted on the
+    /// gyroscope fits' schedule once the evidence holds ``Parameters/gyroscopeMinimumTurning``;
+    /// 0 before. A property of the device, so kept when collection restarts; not saved.
+    public private(set) var lag = 0.0
+    /// ``MagnetometerGyroscopeAgreement/closedWindows`` at the last lag fit.
+    private var lagFitWindows = 0
     /// Windows between gyroscope fits: 2 s over the first minute of evidence (after the start or
     /// a restart of collection), 10 s after it (a fit of 60 s of windows costs about a millisecond).
     static let gyroscopeFitInterval = Int((2 / MagnetometerGyroscopeAgreement.windowLength).rounded())
@@ -219,11 +226,26 @@ public struct MagnetometerCalibrator: Sendable {
     @discardableResult
     public mutating func update(_ raw: Vector3, at time: Double) -> Bool {
         guard raw.isFinite, time.isFinite else { return false }
-        agreement.update(field: raw, at: time)
-        let interval = agreement.closedWindows < MagnetometerGyroscopeAgreement.windowLimit ? Self.gyroscopeFitInterval : Self.gyroscopeRefitInterval
-        let gyroscopeFitted = state.fitAccuracy <= .low && agreement.closedWindows >= gyroscopeFitWindows + interval
+        observe(raw, at: time)
+        let gyroscopeFitted = state.fitAccuracy <= .low && agreement.closedWindows >= gyroscopeFitWindows + fitInterval
             && agreement.turning >= parameters.gyroscopeMinimumTurning && adoptGyroscopeFit()
         return consider(raw, at: time) || gyroscopeFitted
+    }
+
+    /// Feeds one raw magnetometer sample to the gyroscope's evidence only, refitting ``lag``:
+    /// what a trusted magnetometer (whose readings are not calibrated here) still needs.
+    public mutating func observe(_ raw: Vector3, at time: Double) {
+        guard raw.isFinite, time.isFinite else { return }
+        agreement.update(field: raw, at: time)
+        if agreement.closedWindows >= lagFitWindows + fitInterval, agreement.turning >= parameters.gyroscopeMinimumTurning {
+            lagFitWindows = agreement.closedWindows
+            lag = agreement.lag(of: state.calibration)
+        }
+    }
+
+    /// Windows between fits: 2 s over the first minute of evidence, 10 s after it.
+    private var fitInterval: Int {
+        agreement.closedWindows < MagnetometerGyroscopeAgreement.windowLimit ? Self.gyroscopeFitInterval : Self.gyroscopeRefitInterval
     }
 
     /// The gyroscope's own fit, adopted at low accuracy when it beats the calibration in use
@@ -422,7 +444,7 @@ public struct MagnetometerCalibrator: Sendable {
 
     private mutating func restartCollection() {
         agreement.reset()
-        gyroscopeFitWindows = 0
+        (gyroscopeFitWindows, lagFitWindows) = (0, 0)
         state.samples = [RetainedSample?](repeating: nil, count: DirectionBins.count)
         state.recentOff = nil
         state.fitAccuracy = .uncalibrated

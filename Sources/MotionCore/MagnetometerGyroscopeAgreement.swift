@@ -140,7 +140,7 @@ public struct MagnetometerGyroscopeAgreement: Sendable {
         for _ in 0..<3 {
             guard let calibration = hardIronOnly ? hardIronFit(lag: lag) : fullFit(lag: lag) else { return nil }
             result = calibration
-            lag = bestLag(of: calibration)
+            lag = self.lag(of: calibration)
         }
         return result.map { ($0, lag) }
     }
@@ -210,8 +210,8 @@ public struct MagnetometerGyroscopeAgreement: Sendable {
         index == 0 ? m.row0 : index == 1 ? m.row1 : m.row2
     }
 
-    /// The lag in 0…``largestLag`` that suits `calibration` best.
-    private func bestLag(of calibration: MagnetometerCalibration) -> Double {
+    /// The lag in 0…``largestLag`` that suits `calibration` best (0 without windows), s.
+    public func lag(of calibration: MagnetometerCalibration) -> Double {
         let (_, ab, bb) = lagSums(of: calibration)
         return Self.lag(ab, bb)
     }

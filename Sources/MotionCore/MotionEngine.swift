@@ -31,6 +31,10 @@ public struct MotionEngine: Sendable {
         /// Apply the axis self-check's correction to the gyroscope when it finds one (else it
         /// is only reported).
         public var applyAxisCorrection = false
+        /// Read the accelerometer and the magnetometer at their own lags behind the gyroscope
+        /// (learned online: ``AccelerometerLagEstimate``, ``MagnetometerCalibrator/lag``); off,
+        /// their samples are taken as simultaneous with the gyroscope's.
+        public var compensatesSensorLags = true
         /// Magnetic declination, degrees east (from a ``DeclinationSource``); nil makes true
         /// north unavailable.
         public var declination: Double?
@@ -87,6 +91,8 @@ public struct MotionEngine: Sendable {
     public private(set) var hinge = HingeEstimator()
     /// The hinge angle the latest accelerometer sample gave, nil without a base accelerometer.
     public private(set) var hingeAngle: HingeAngle?
+    /// How much later than the gyroscope the accelerometer's samples are.
+    public private(set) var accelerometerLag = AccelerometerLagEstimate()
 
     private var hasGyroscope = false
     private var latestTime = 0.0
@@ -167,7 +173,8 @@ public struct MotionEngine: Sendable {
             axisCheck.update(gyroscope: rate, at: t)
             estimator.update(gyroscope: rate, at: t)
             let unbiased = rate - estimator.state.bias
-            if configuration.magnetometerCalibration == .online { calibrator.update(rate: unbiased) }
+            // The calibrator's gyroscope evidence calibrates online and gives the magnetometer's lag.
+            if configuration.magnetometerCalibration == .online || configuration.compensatesSensorLags { calibrator.update(rate: unbiased) }
             hinge.update(displayRotationRate: unbiased, at: t)
             return nil
         case .accelerometer:
@@ -179,7 +186,10 @@ public struct MotionEngine: Sendable {
             let wasDecided = axisCheck.isDecided
             axisCheck.update(accelerometer: a, at: t)
             let wasInitialized = estimator.isInitialized
-            let restarted = estimator.update(accelerometer: a, at: t)
+            if configuration.compensatesSensorLags, wasInitialized {
+                accelerometerLag.update(acceleration: a, rate: estimator.state.rotationRate, attitude: estimator.state.gyroscopeQuaternion, at: t)
+            }
+            let restarted = estimator.update(accelerometer: readAtGyroscopeTime(a, lag: sensorLags.accelerometer), at: t)
             if !wasInitialized, estimator.isInitialized {
                 ownAnchor.arbitraryYaw = Attitude(quaternion: estimator.attitude6D).yaw
             }
@@ -217,10 +227,11 @@ public struct MotionEngine: Sendable {
             }
             field = calibrator.calibrated(raw)
         } else {
+            if configuration.compensatesSensorLags { calibrator.observe(raw, at: t) }
             field = raw
         }
         let headingKnown = estimator.state.headingInitialized
-        estimator.update(magnetometer: field, at: t)
+        estimator.update(magnetometer: readAtGyroscopeTime(field, lag: sensorLags.magnetometer), at: t)
         if !headingKnown, estimator.state.headingInitialized {
             ownAnchor.correctedYaw = Attitude(quaternion: estimator.attitude9D).yaw
         }
@@ -231,6 +242,19 @@ public struct MotionEngine: Sendable {
             event = .magneticDisturbance(began: disturbed)
         }
         return event
+    }
+
+    /// The lags the fusion reads the accelerometer and the magnetometer at, s (both 0 when lags
+    /// are not compensated).
+    public var sensorLags: (accelerometer: Double, magnetometer: Double) {
+        configuration.compensatesSensorLags ? (accelerometerLag.lag, calibrator.lag) : (0, 0)
+    }
+
+    /// A vector constant in the world (gravity, the earth's field) read `lag` seconds late, as it
+    /// is at the gyroscope's time: turned forward by the rotation over the lag, v − lag ω × v (the
+    /// device frame sees such a vector turn at −ω).
+    private func readAtGyroscopeTime(_ v: Vector3, lag: Double) -> Vector3 {
+        v - estimator.state.rotationRate.cross(v) * lag
     }
 
     /// Records the self-check's verdict and, when configured and needed, applies its correction

@@ -8,6 +8,10 @@ public enum TraceFusion {
         public var attitude: Quaternion?
         /// The magnetometer calibration's accuracy as the engine reports it.
         public var calibrationAccuracy: MagneticFieldCalibrationAccuracy
+        /// How much later than the gyroscope the engine takes the accelerometer's and the
+        /// magnetometer's samples to be, s (0 until learned, or when lags are not compensated).
+        public var accelerometerLag: Double
+        public var magnetometerLag: Double
     }
 
     /// One attitude per record in `frame` (device → reference), nil while the engine warms up.
@@ -31,7 +35,8 @@ public enum TraceFusion {
             if magnetometer, let m = record.magnetometer {
                 engine.update(Sample(kind: .magnetometer, timestamp: record.time, vector: m))
             }
-            out.append(Output(attitude: try? engine.attitude(in: frame), calibrationAccuracy: engine.calibrationAccuracy))
+            out.append(Output(attitude: try? engine.attitude(in: frame), calibrationAccuracy: engine.calibrationAccuracy,
+                              accelerometerLag: engine.sensorLags.accelerometer, magnetometerLag: engine.sensorLags.magnetometer))
         }
         return out
     }
