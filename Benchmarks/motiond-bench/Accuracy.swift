@@ -80,7 +80,7 @@ struct Accuracy: ParsableCommand {
                 let last = outputs.last
                 return (OrientationError.summarize(estimates: estimates, references: references, evaluate: evaluate,
                                                    removeHeadingOffset: frame == .xArbitraryZVertical),
-                        String(format: "%.1f / %.1f", 1000 * (last?.accelerometerLag ?? 0), 1000 * (last?.magnetometerLag ?? 0)))
+                        String(format: "%.1f / %.1f", 1000 * (last?.sensorLags.accelerometer ?? 0), 1000 * (last?.sensorLags.magnetometer ?? 0)))
             }
             let (nine, lags) = score(.xMagneticNorthZVertical, configuration), six = score(.xArbitraryZVertical, configuration).0
             let nineTrusted = score(.xMagneticNorthZVertical, trusted).0

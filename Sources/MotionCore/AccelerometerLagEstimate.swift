@@ -58,6 +58,13 @@ public struct AccelerometerLagEstimate: Sendable {
 
     public init() {}
 
+    /// Starts from a lag learned before (a saved state), as if from ``minimumEvidence`` of
+    /// turning that found it: used at once, and new evidence soon outweighs it.
+    public init(assuming lag: Double) {
+        evidence = Self.minimumEvidence
+        alignment = min(max(lag, Self.believable.lowerBound), Self.believable.upperBound) * evidence
+    }
+
     /// The lag, s: 0 until ``minimumEvidence``, then the fitted one within ``believable``.
     public var lag: Double {
         evidence >= Self.minimumEvidence ? min(max(alignment / evidence, Self.believable.lowerBound), Self.believable.upperBound) : 0

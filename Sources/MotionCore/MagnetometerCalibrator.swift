@@ -167,7 +167,8 @@ public struct MagnetometerCalibrator: Sendable {
     /// How much later than the gyroscope the magnetometer's readings are, s: the lag that suits
     /// the calibration in use best (``MagnetometerGyroscopeAgreement/lag(of:)``), refitted on the
     /// gyroscope fits' schedule once the evidence holds ``Parameters/gyroscopeMinimumTurning``;
-    /// 0 before. A property of the device, so kept when collection restarts; not saved.
+    /// 0 or ``assumeLag(_:)``'s before. A property of the device: kept when collection restarts,
+    /// saved with the engine's state.
     public private(set) var lag = 0.0
     /// ``MagnetometerGyroscopeAgreement/closedWindows`` at the last lag fit.
     private var lagFitWindows = 0
@@ -214,6 +215,11 @@ public struct MagnetometerCalibrator: Sendable {
             let product = old.norm * new.norm
             return sum + (product > 0 ? acos(max(-1, min(1, old.dot(new) / product))) : .pi / 2)
         } / Double(readings.count)
+    }
+
+    /// Takes `lag` (s, a lag learned before: a saved state) until the gyroscope's evidence fits one.
+    public mutating func assumeLag(_ lag: Double) {
+        self.lag = min(max(lag, 0), MagnetometerGyroscopeAgreement.largestLag)
     }
 
     /// Feeds the gyroscope's rate (device frame, rad/s, bias removed), held until the next one.

@@ -49,11 +49,27 @@ public struct MotionEngine: Sendable {
         public var magnetometerCalibration: MagnetometerCalibrator.State
         /// The gyroscope axis correction in use, if one was applied.
         public var gyroscopeCorrection: Matrix3?
+        /// The sensor lags learned (absent in a state saved before they were, or by an engine
+        /// that does not compensate them).
+        public var sensorLags: SensorLags?
 
-        public init(gyroscopeBias: Vector3, magnetometerCalibration: MagnetometerCalibrator.State, gyroscopeCorrection: Matrix3?) {
+        public init(gyroscopeBias: Vector3, magnetometerCalibration: MagnetometerCalibrator.State, gyroscopeCorrection: Matrix3?,
+                    sensorLags: SensorLags? = nil) {
             self.gyroscopeBias = gyroscopeBias
             self.magnetometerCalibration = magnetometerCalibration
             self.gyroscopeCorrection = gyroscopeCorrection
+            self.sensorLags = sensorLags
+        }
+    }
+
+    /// How much later than the gyroscope the accelerometer's and the magnetometer's samples
+    /// describe the motion, s: what the fusion reads them at (``Configuration/compensatesSensorLags``).
+    public struct SensorLags: Sendable, Hashable, Codable {
+        public var accelerometer: Double
+        public var magnetometer: Double
+
+        public init(accelerometer: Double, magnetometer: Double) {
+            (self.accelerometer, self.magnetometer) = (accelerometer, magnetometer)
         }
     }
 
@@ -114,13 +130,18 @@ public struct MotionEngine: Sendable {
             calibrator = MagnetometerCalibrator(parameters: configuration.calibrator, restoring: saved.magnetometerCalibration)
             // A correction found earlier is only applied while the configuration asks for it.
             gyroscopeCorrection = configuration.applyAxisCorrection ? saved.gyroscopeCorrection : nil
+            // Lags are the device's: read at them from the first sample, learning goes on.
+            if let lags = saved.sensorLags {
+                accelerometerLag = AccelerometerLagEstimate(assuming: lags.accelerometer)
+                calibrator.assumeLag(lags.magnetometer)
+            }
         }
     }
 
     /// What to save so a restarted engine continues where this one stands.
     public var persistentState: PersistentState {
         PersistentState(gyroscopeBias: estimator.state.bias, magnetometerCalibration: calibrator.state,
-                        gyroscopeCorrection: gyroscopeCorrection)
+                        gyroscopeCorrection: gyroscopeCorrection, sensorLags: configuration.compensatesSensorLags ? sensorLags : nil)
     }
 
     /// The frames device motion can be given in now.
@@ -244,10 +265,11 @@ public struct MotionEngine: Sendable {
         return event
     }
 
-    /// The lags the fusion reads the accelerometer and the magnetometer at, s (both 0 when lags
+    /// The lags the fusion reads the accelerometer and the magnetometer at (both 0 when lags
     /// are not compensated).
-    public var sensorLags: (accelerometer: Double, magnetometer: Double) {
-        configuration.compensatesSensorLags ? (accelerometerLag.lag, calibrator.lag) : (0, 0)
+    public var sensorLags: SensorLags {
+        configuration.compensatesSensorLags ? SensorLags(accelerometer: accelerometerLag.lag, magnetometer: calibrator.lag)
+            : SensorLags(accelerometer: 0, magnetometer: 0)
     }
 
     /// A vector constant in the world (gravity, the earth's field) read `lag` seconds late, as it

@@ -8,10 +8,8 @@ public enum TraceFusion {
         public var attitude: Quaternion?
         /// The magnetometer calibration's accuracy as the engine reports it.
         public var calibrationAccuracy: MagneticFieldCalibrationAccuracy
-        /// How much later than the gyroscope the engine takes the accelerometer's and the
-        /// magnetometer's samples to be, s (0 until learned, or when lags are not compensated).
-        public var accelerometerLag: Double
-        public var magnetometerLag: Double
+        /// The sensor lags the engine reads at (0 until learned, or when lags are not compensated).
+        public var sensorLags: MotionEngine.SensorLags
     }
 
     /// One attitude per record in `frame` (device → reference), nil while the engine warms up.
@@ -36,7 +34,7 @@ public enum TraceFusion {
                 engine.update(Sample(kind: .magnetometer, timestamp: record.time, vector: m))
             }
             out.append(Output(attitude: try? engine.attitude(in: frame), calibrationAccuracy: engine.calibrationAccuracy,
-                              accelerometerLag: engine.sensorLags.accelerometer, magnetometerLag: engine.sensorLags.magnetometer))
+                              sensorLags: engine.sensorLags))
         }
         return out
     }

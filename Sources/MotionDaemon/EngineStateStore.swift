@@ -112,13 +112,19 @@ final class EngineStateStore: Sendable {
         }
     }
 
-    /// A change worth a write: any calibration or correction change, or the gyroscope bias
-    /// moving by more than 0.001 rad/s (0.06 °/s) on an axis; not the bias's constant jitter.
+    /// A change worth a write: any calibration or correction change, the gyroscope bias moving
+    /// by more than 0.001 rad/s (0.06 °/s) on an axis, or a sensor lag by more than 0.5 ms; not
+    /// the constant jitter of either.
     static func differs(_ state: MotionEngine.PersistentState, from saved: MotionEngine.PersistentState?) -> Bool {
         guard let saved else { return true }
         let bias = state.gyroscopeBias - saved.gyroscopeBias
+        let lags: Bool = switch (state.sensorLags, saved.sensorLags) {
+        case let (now?, before?): max(abs(now.accelerometer - before.accelerometer), abs(now.magnetometer - before.magnetometer)) > 0.0005
+        case (nil, nil): false
+        default: true
+        }
         return state.magnetometerCalibration != saved.magnetometerCalibration || state.gyroscopeCorrection != saved.gyroscopeCorrection
-            || max(abs(bias.x), abs(bias.y), abs(bias.z)) > 0.001
+            || max(abs(bias.x), abs(bias.y), abs(bias.z)) > 0.001 || lags
     }
 
     /// Why a save failed, in words. On a read-only file system every step fails so, even

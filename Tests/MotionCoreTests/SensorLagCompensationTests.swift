@@ -63,10 +63,31 @@ struct SensorLagCompensationTests {
         // BROAD's decimated rows are), centred 5 ms earlier, while the gyroscope's evidence takes
         // each rate as the one at its timestamp. (On BROAD that reading measures better: docs/ACCURACY.md.)
         let outputs = TraceFusion.outputs(for: lagging, frame: .xMagneticNorthZVertical, configuration: Recording.trusted)
-        #expect(abs(outputs.last!.accelerometerLag - 0.02) < 0.002 && abs(outputs.last!.magnetometerLag - 0.025) < 0.002,
-                "lags \(outputs.last!.accelerometerLag), \(outputs.last!.magnetometerLag)")
+        #expect(abs(outputs.last!.sensorLags.accelerometer - 0.02) < 0.002 && abs(outputs.last!.sensorLags.magnetometer - 0.025) < 0.002,
+                "lags \(outputs.last!.sensorLags.accelerometer), \(outputs.last!.sensorLags.magnetometer)")
         let prompt = Recording.records(steps)
         let withLags = error(prompt, Recording.trusted), without = error(prompt, simultaneous)
         #expect(withLags.total < without.total + 0.05, "with lags learned \(withLags), without \(without)")
+    }
+
+    @Test("learned lags survive a restart: the engine restored from its saved state reads at them from its first sample, and goes on learning")
+    func restart() {
+        let steps = Recording.steps(before: 10, motion: 60, after: 0)
+        var engine = MotionEngine(configuration: Recording.trusted)
+        for record in Recording.records(steps, accelerometerLag: 2, magnetometerLag: 3) {
+            engine.update(Sample(kind: .gyroscope, timestamp: record.time, vector: record.gyroscope!))
+            engine.update(Sample(kind: .accelerometer, timestamp: record.time, vector: record.accelerometer!))
+            engine.update(Sample(kind: .magnetometer, timestamp: record.time, vector: record.magnetometer!))
+        }
+        let saved = engine.persistentState
+        #expect(saved.sensorLags == engine.sensorLags && engine.sensorLags.accelerometer > 0.015 && engine.sensorLags.magnetometer > 0.02,
+                "\(String(describing: saved.sensorLags))")
+        let restarted = MotionEngine(configuration: Recording.trusted, restoring: saved)
+        #expect(abs(restarted.sensorLags.accelerometer - engine.sensorLags.accelerometer) < 1e-12
+                && restarted.sensorLags.magnetometer == engine.sensorLags.magnetometer)
+        // An engine that does not compensate them saves none (so it does not overwrite learned ones with 0).
+        var simultaneous = Recording.trusted
+        simultaneous.compensatesSensorLags = false
+        #expect(MotionEngine(configuration: simultaneous, restoring: saved).persistentState.sensorLags == nil)
     }
 }

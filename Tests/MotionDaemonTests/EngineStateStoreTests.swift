@@ -19,8 +19,37 @@ struct EngineStateStoreTests {
         calibration.residual = 0.03
         calibration.binCentre = Vector3(25, -40, 12)
         return MotionEngine.PersistentState(gyroscopeBias: Vector3(0.01, -0.005, 0.008), magnetometerCalibration: calibration,
-                                            gyroscopeCorrection: Matrix3(rows: Vector3(1, 0, 0), Vector3(0, -1, 0), Vector3(0, 0, 1)))
+                                            gyroscopeCorrection: Matrix3(rows: Vector3(1, 0, 0), Vector3(0, -1, 0), Vector3(0, 0, 1)),
+                                            sensorLags: MotionEngine.SensorLags(accelerometer: 0.004, magnetometer: 0.011))
     }()
+
+    @Test("a state saved before the sensor lags were (no sensorLags in the file) loads as it is, the lags to be learned")
+    func savedBeforeSensorLags() throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("engine.json").path
+        var older = Self.plausible
+        older.sensorLags = nil
+        let written = try JSONEncoder().encode(older)
+        #expect(!String(decoding: written, as: UTF8.self).contains("sensorLags"))
+        try written.write(to: URL(fileURLWithPath: path))
+        let log = LogRecorder()
+        #expect(EngineStateStore(path: path, logger: log.logger).load() == older)
+        #expect(log.messages(.error) == [])
+    }
+
+    @Test("a sensor lag moving by 1 ms is worth a write, by 0.1 ms not; learning them for the first time is")
+    func lagChanges() {
+        var moved = Self.plausible
+        moved.sensorLags?.magnetometer += 0.001
+        #expect(EngineStateStore.differs(moved, from: Self.plausible))
+        moved = Self.plausible
+        moved.sensorLags?.accelerometer += 0.0001
+        #expect(!EngineStateStore.differs(moved, from: Self.plausible))
+        var unknown = Self.plausible
+        unknown.sensorLags = nil
+        #expect(EngineStateStore.differs(Self.plausible, from: unknown))
+    }
 
     @Test("a symlink planted at the temporary path is not followed: its target stays as it was, the state is saved")
     func symlinkAtTemporaryPath() throws {
@@ -140,6 +169,8 @@ struct EngineStateStoreTests {
         },
         Implausible(what: "a residual of -1", field: "magnetometerCalibration.residual") { $0.magnetometerCalibration.residual = -1 },
         Implausible(what: "an axis correction that scales", field: "gyroscopeCorrection") { $0.gyroscopeCorrection = Matrix3.identity * 1e308 },
+        Implausible(what: "an accelerometer lag of 1 s", field: "sensorLags.accelerometer") { $0.sensorLags?.accelerometer = 1 },
+        Implausible(what: "a magnetometer lag of −5 ms", field: "sensorLags.magnetometer") { $0.sensorLags?.magnetometer = -0.005 },
     ])
     func implausibleState(bad: Implausible) throws {
         let directory = try scratchDirectory()
@@ -179,6 +210,9 @@ struct EngineStateStoreTests {
             state = Self.plausible
             state.magnetometerCalibration.lastTime = value
             #expect(state.implausibility()?.hasPrefix("magnetometerCalibration.lastTime:") == true)
+            state = Self.plausible
+            state.sensorLags?.accelerometer = value
+            #expect(state.implausibility()?.hasPrefix("sensorLags.accelerometer:") == true)
         }
         #expect(Self.plausible.implausibility() == nil)
         #expect(MotionEngine().persistentState.implausibility() == nil)

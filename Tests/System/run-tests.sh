@@ -846,11 +846,14 @@ mpu_pose() { regs 0x68 0x3b $(be16 $1) $(be16 $2) $(be16 $3) $(be16 -3920) $(be1
 bmi_pose() { regs 0x69 0x0c $(le16 $4) $(le16 $5) $(le16 $6) $(le16 $1) $(le16 $2) $(le16 $3); }
 ak_field() { regs 0x0c 0x03 $(le16 $1) $(le16 $2) $(le16 $3); }
 # motiond's last accelerometer, gyroscope and magnetometer values against the chips' sysfs
-# (raw equal to the pose's counts, value = raw × scale within one count), and the scales.
-board_values() { # log accel-device magn-device "ax ay az gx gy gz mx my mz"
+# (raw equal to the pose's counts) and the datasheets: each scale the driver reports is the
+# datasheet's sensitivity at the range the driver set, and each value = raw × that within one
+# count (so a scale motiond misread would not pass by being read the same way here).
+board_values() { # log accel-device magn-device "ax ay az gx gy gz mx my mz" "accel anglvel magn scales"
     python3 - "$@" <<'EOP'
 import json, sys
 log, imu, magn, counts = sys.argv[1], sys.argv[2], sys.argv[3], [int(c) for c in sys.argv[4].split()]
+datasheet = [float(s) for s in sys.argv[5].split()]
 def attr(dev, name):
     with open(f"/sys/bus/iio/devices/{dev}/{name}") as f: return f.read().strip()
 def scale(dev, kind, axis):
@@ -864,14 +867,15 @@ for line in open(log):
 streams = [("accelerometer", "acceleration", imu, "accel", 1 / 9.80665),
            ("gyro", "rotationRate", imu, "anglvel", 1.0), ("magnetometer", "magneticField", magn, "magn", 100.0)]
 bad, said = [], []
-for (stream, key, dev, kind, unit), base in zip(streams, (0, 3, 6)):
+for (stream, key, dev, kind, unit), base, sensitivity in zip(streams, (0, 3, 6), datasheet):
     if stream not in last: bad.append(f"no {stream} value"); continue
     for i, axis in enumerate("xyz"):
         raw, s = int(attr(dev, f"in_{kind}_{axis}_raw")), scale(dev, kind, axis)
-        got, want = last[stream][key][axis], raw * s * unit
+        if abs(s - sensitivity) > 1e-9: bad.append(f"{dev} in_{kind}_{axis} scale {s:g}, the datasheet's {sensitivity:g}")
+        got, want = last[stream][key][axis], raw * sensitivity * unit
         if raw != counts[base + i]: bad.append(f"{dev} in_{kind}_{axis}_raw {raw}, registers {counts[base + i]}")
-        if abs(got - want) > s * abs(unit): bad.append(f"{stream} {axis} {got:.6f}, raw × scale {want:.6f}")
-    said.append(f"{stream} ({', '.join('%.4f' % last[stream][key][a] for a in 'xyz')}) = raw × {s:g}")
+        if abs(got - want) > sensitivity * abs(unit): bad.append(f"{stream} {axis} {got:.6f}, raw × {sensitivity:g} = {want:.6f}")
+    said.append(f"{stream} ({', '.join('%.4f' % last[stream][key][a] for a in 'xyz')}) = raw × {sensitivity:g}")
 print(("ok " if not bad else "bad ") + "; ".join(bad + said))
 EOP
 }
@@ -899,19 +903,24 @@ else
     result board-discovery FAIL "devices: $(cat /sys/bus/iio/devices/*/name 2>/dev/null | tr '\n' ' '); motiond: $(found | tr '\n' '|'); $(since | tail -6 | tr '\n' '|'); dmesg: $(dmesg | grep -i -E 'mpu|ak89|i2c' | tail -4 | tr '\n' '|')"
 fi
 # Polled (no interrupt line, no trigger), read by a client as an application would.
-board_read() { # name device "counts": the client's values checked
+board_read() { # name device "counts" "scales": the client's values checked
     motionctl monitor --json --wait 10 --duration 4 --interval 0.05 accelerometer gyro magnetometer >/run/monitor-$1.log 2>&1 &
     m=$!
     wait_for 10 grep -q '"magnetometer"' /run/monitor-$1.log
     reading=$(found | tr '\n' '|')
     wait $m
-    verdict=$(board_values /run/monitor-$1.log $2 $magn "$3" 2>&1)
+    verdict=$(board_values /run/monitor-$1.log $2 $magn "$3" "$4" 2>&1)
     case $verdict in
         ok*) result board-values-$1 PASS "${verdict#ok }; $reading" ;;
         *) result board-values-$1 FAIL "${verdict#bad }; $(found | tr '\n' '|'); $(head -c 300 /run/monitor-$1.log | tr '\n' '|'); $(since | tail -4 | tr '\n' '|')" ;;
     esac
 }
-board_read mpu6050 $imu "$mpu $field"
+# The datasheets' sensitivities at the ranges the drivers set (±2 g, ±2000 °/s) in the ABI's
+# units: accelerometers 9.80665 / 16384 m/s² (the drivers round to 0.000598), MPU-6050 gyroscope
+# 1 / 16.4 °/s = 0.001064724 rad/s, BMI160's 0.001065 rad/s as its driver rounds it; AK8975 0.3 µT
+# = 0.003 G per count at the fuse ROM's 0x80 (ASA 128: (128 − 128) / 256 + 1 = 1).
+ak8975_scale=0.003
+board_read mpu6050 $imu "$mpu $field" "0.000598 0.001064724 $ak8975_scale"
 # The IMU unplugged; another chip in its place is found and read the same way.
 unbind 0x68
 if wait_for 15 unavail; then
