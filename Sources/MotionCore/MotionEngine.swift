@@ -89,6 +89,10 @@ public struct MotionEngine: Sendable {
         /// (``GravityScale``), or 1 again. Reported when it becomes implausible or plausible
         /// again, not for every implausible value it then takes.
         case accelerometerScale(oneG: Double)
+        /// The sensor lags the fusion reads at moved by ``MotionEngine/reportedLagStep`` or more
+        /// since last reported (or since the start, or the state restored): a few times while
+        /// they are learned, then only if the device's timing changes.
+        case sensorLags(SensorLags)
     }
 
     public let configuration: Configuration
@@ -117,6 +121,10 @@ public struct MotionEngine: Sendable {
     private var fieldSeen = false
     private var ownAnchor = FrameAnchor(arbitraryYaw: 0, correctedYaw: nil)
     private var disturbed = false
+    /// The lags last reported (``Event/sensorLags(_:)``).
+    private var reportedLags = SensorLags(accelerometer: 0, magnetometer: 0)
+    /// How far a lag moves before it is reported again, s.
+    public static let reportedLagStep = 0.001
 
     public init(configuration: Configuration = Configuration(), restoring saved: PersistentState? = nil) {
         self.configuration = configuration
@@ -134,6 +142,7 @@ public struct MotionEngine: Sendable {
             if let lags = saved.sensorLags {
                 accelerometerLag = AccelerometerLagEstimate(assuming: lags.accelerometer)
                 calibrator.assumeLag(lags.magnetometer)
+                reportedLags = sensorLags
             }
         }
     }
@@ -216,7 +225,7 @@ public struct MotionEngine: Sendable {
             }
             if !wasDecided, axisCheck.isDecided { return concludeAxisCheck() }
             if rescaled { return .accelerometerScale(oneG: gravityScale.oneG) }
-            return restarted ? .attitudeRestarted : nil
+            return restarted ? .attitudeRestarted : lagsMoved()
         case .magnetometer:
             return updateMagnetometer(v, at: t)
         case .baseAccelerometer:
@@ -262,7 +271,7 @@ public struct MotionEngine: Sendable {
             disturbed = estimator.state.magneticallyDisturbed
             event = .magneticDisturbance(began: disturbed)
         }
-        return event
+        return event ?? lagsMoved()
     }
 
     /// The lags the fusion reads the accelerometer and the magnetometer at (both 0 when lags
@@ -270,6 +279,15 @@ public struct MotionEngine: Sendable {
     public var sensorLags: SensorLags {
         configuration.compensatesSensorLags ? SensorLags(accelerometer: accelerometerLag.lag, magnetometer: calibrator.lag)
             : SensorLags(accelerometer: 0, magnetometer: 0)
+    }
+
+    /// ``Event/sensorLags(_:)`` when a lag moved by ``reportedLagStep`` since last reported.
+    private mutating func lagsMoved() -> Event? {
+        let lags = sensorLags
+        guard max(abs(lags.accelerometer - reportedLags.accelerometer), abs(lags.magnetometer - reportedLags.magnetometer)) >= Self.reportedLagStep
+        else { return nil }
+        reportedLags = lags
+        return .sensorLags(lags)
     }
 
     /// A vector constant in the world (gravity, the earth's field) read `lag` seconds late, as it

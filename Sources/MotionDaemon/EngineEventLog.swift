@@ -30,6 +30,11 @@ struct EngineEventLog: Sendable {
             logger.notice("the accelerometer reads 1 G at rest again: its readings are taken as they are")
         case .accelerometerScale(let oneG):
             logger.warning("the accelerometer reads \(SysfsNumber.format((oneG * 100).rounded() / 100)) G at rest, not 1 G (a wrong or missing in_accel_scale?): orientation, tilt, gestures and fusion take that as its 1 G; its accelerometer stream is left as read", metadata: ["sensor": "accelerometer"])
+        case .sensorLags(let lags):
+            let late = [("accelerometer", lags.accelerometer), ("magnetometer", lags.magnetometer)].filter { $0.1 > 0 }
+                .map { "the \($0.0)'s by \(SysfsNumber.format(($0.1 * 10_000).rounded() / 10)) ms" }
+            logger.info(late.isEmpty ? "the sensors' samples are fused as simultaneous with the gyroscope's"
+                : "samples lag the gyroscope's, \(late.joined(separator: ", ")): fused as at the gyroscope's time")
         }
     }
 

@@ -70,21 +70,32 @@ struct SensorLagCompensationTests {
         #expect(withLags.total < without.total + 0.05, "with lags learned \(withLags), without \(without)")
     }
 
-    @Test("learned lags survive a restart: the engine restored from its saved state reads at them from its first sample, and goes on learning")
+    @Test("learned lags are reported a few times as they settle and survive a restart: the engine restored from its saved state reads at them from its first sample without reporting them again")
     func restart() {
         let steps = Recording.steps(before: 10, motion: 60, after: 0)
         var engine = MotionEngine(configuration: Recording.trusted)
+        var reported: [MotionEngine.SensorLags] = []
         for record in Recording.records(steps, accelerometerLag: 2, magnetometerLag: 3) {
-            engine.update(Sample(kind: .gyroscope, timestamp: record.time, vector: record.gyroscope!))
-            engine.update(Sample(kind: .accelerometer, timestamp: record.time, vector: record.accelerometer!))
-            engine.update(Sample(kind: .magnetometer, timestamp: record.time, vector: record.magnetometer!))
+            for sample in [Sample(kind: .gyroscope, timestamp: record.time, vector: record.gyroscope!),
+                           Sample(kind: .accelerometer, timestamp: record.time, vector: record.accelerometer!),
+                           Sample(kind: .magnetometer, timestamp: record.time, vector: record.magnetometer!)] {
+                if case .sensorLags(let lags) = engine.update(sample) { reported.append(lags) }
+            }
         }
+        // Reported as they are learned, a few times, the last within a millisecond of the end's.
+        #expect((1...20).contains(reported.count), "\(reported)")
+        #expect(abs(reported.last!.accelerometer - engine.sensorLags.accelerometer) < 0.001
+                && abs(reported.last!.magnetometer - engine.sensorLags.magnetometer) < 0.001, "\(reported)")
         let saved = engine.persistentState
         #expect(saved.sensorLags == engine.sensorLags && engine.sensorLags.accelerometer > 0.015 && engine.sensorLags.magnetometer > 0.02,
                 "\(String(describing: saved.sensorLags))")
-        let restarted = MotionEngine(configuration: Recording.trusted, restoring: saved)
+        var restarted = MotionEngine(configuration: Recording.trusted, restoring: saved)
         #expect(abs(restarted.sensorLags.accelerometer - engine.sensorLags.accelerometer) < 1e-12
                 && restarted.sensorLags.magnetometer == engine.sensorLags.magnetometer)
+        // What it restored is not news: the same lags are not reported again.
+        let record = Recording.records(steps)[0]
+        #expect(restarted.update(Sample(kind: .gyroscope, timestamp: record.time, vector: record.gyroscope!)) == nil)
+        #expect(restarted.update(Sample(kind: .accelerometer, timestamp: record.time, vector: record.accelerometer!)) == nil)
         // An engine that does not compensate them saves none (so it does not overwrite learned ones with 0).
         var simultaneous = Recording.trusted
         simultaneous.compensatesSensorLags = false

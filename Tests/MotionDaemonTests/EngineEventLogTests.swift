@@ -6,7 +6,7 @@ import Testing
 /// What a person reads in the journal about the engine, the sensors and device motion.
 @Suite("EngineEventLog")
 struct EngineEventLogTests {
-    @Test("engine events: calibration changes at notice with the figure-eight hint while needed, an inconsistent axis check at warning with how to apply it, a restart naming the gap")
+    @Test("engine events: calibration changes at notice with the figure-eight hint while needed, an inconsistent axis check at warning with how to apply it, a restart naming the gap, the sensor lags in ms at info")
     func engineEvents() throws {
         let recorder = LogRecorder()
         let log = EngineEventLog(logger: recorder.logger)
@@ -16,6 +16,8 @@ struct EngineEventLogTests {
         log.engine(.axisCheckConcluded(.inconsistent(correction: .identity), applied: false), engine: engine)
         log.engine(.magneticDisturbance(began: true), engine: engine)
         log.engine(.attitudeRestarted, engine: engine)
+        log.engine(.sensorLags(MotionEngine.SensorLags(accelerometer: 0.00483, magnetometer: 0.0113)), engine: engine)
+        log.engine(.sensorLags(MotionEngine.SensorLags(accelerometer: 0.0021, magnetometer: 0)), engine: engine)
         let notices = recorder.messages(.notice)
         // No magnetometer yet: nothing to calibrate, so no hint.
         #expect(notices.first == "magnetometer calibration accuracy uncalibrated → low")
@@ -32,7 +34,9 @@ struct EngineEventLogTests {
         log.engine(.attitudeRestarted, engine: resting)
         #expect(recorder.messages(.notice).last?.hasPrefix("the motion samples stopped for more than 3 s") == true)
         #expect(recorder.messages(.info) == ["axis self-check: consistent: gyroscope and accelerometer axes agree",
-                                             "magnetic disturbance: heading coasts on the gyroscope"])
+                                             "magnetic disturbance: heading coasts on the gyroscope",
+                                             "samples lag the gyroscope's, the accelerometer's by 4.8 ms, the magnetometer's by 11.3 ms: fused as at the gyroscope's time",
+                                             "samples lag the gyroscope's, the accelerometer's by 2.1 ms: fused as at the gyroscope's time"])
         #expect(recorder.messages(.warning).first?.hasSuffix("; run with --apply-axis-correction to apply it") == true)
     }
 

@@ -854,6 +854,7 @@ board_values() { # log accel-device magn-device "ax ay az gx gy gz mx my mz" "ac
 import json, sys
 log, imu, magn, counts = sys.argv[1], sys.argv[2], sys.argv[3], [int(c) for c in sys.argv[4].split()]
 datasheet = [float(s) for s in sys.argv[5].split()]
+if len(datasheet) != 3: sys.exit(f"bad: three datasheet sensitivities wanted, got {sys.argv[5]!r}")
 def attr(dev, name):
     with open(f"/sys/bus/iio/devices/{dev}/{name}") as f: return f.read().strip()
 def scale(dev, kind, axis):
@@ -939,7 +940,7 @@ diag "$(made $imu)"
 # The attributes motiond may change as it reads, as the drivers had them before.
 board_attrs() { for d in $imu $magn; do (cd /sys/bus/iio/devices/$d && for f in *sampling_frequency buffer/enable; do [ -e $f ] && printf '%s:%s=%s ' $d $f "$(cat $f 2>&1)"; done); done; }
 attrs_before=$(board_attrs)
-board_read bmi160 "$imu" "$bmi $field"
+board_read bmi160 "$imu" "$bmi $field" "0.000598 0.001065 $ak8975_scale"
 # Lying flat, face up: the chip reads +1 g on z (the specific force, as MEMS parts and Android
 # report it), where the HID hub reads -1 g (the gravity vector, as Windows and Core Motion do).
 # What motiond makes of it unconfigured (no mount matrix), for the record: not yet a check.
