@@ -8,10 +8,11 @@ import Synchronization
 /// `RELOADING=1`/`STOPPING=1`. Without `NOTIFY_SOCKET` (not started by systemd as
 /// `Type=notify`) every call does nothing.
 ///
-/// sd_notify is a blocking send, so pings and status lines, which come from the pipeline
-/// queue, are handed to a queue of their own and coalesced: the pipeline never waits on the
-/// notification socket, and a stalled notification socket costs one pending ping and one
-/// pending status, not a growing backlog.
+/// sd_notify is a blocking send (a notification socket nobody reads blocks it once its queue
+/// holds ten datagrams), so every notification is handed to a queue of its own, in order, and
+/// pings and status lines are coalesced: no caller waits on the notification socket (only the
+/// last, `STOPPING=1`, is waited for, a second at most), and a stalled notification socket costs
+/// one pending ping and one pending status, not a growing backlog.
 final class SystemdNotifier: Sendable {
     /// The watchdog period systemd expects pings within (`WatchdogSec=`), seconds; nil when
     /// the watchdog is off.
@@ -19,6 +20,8 @@ final class SystemdNotifier: Sendable {
     private let queue = DispatchQueue(label: "motiond.notify")
     private let pingPending = Atomic<Bool>(false)
     private let pendingStatus = Lock<String?>(nil)
+    /// `STOPPING=1` was queued: pings and status lines queued after it are not sent.
+    private let stopped = Atomic<Bool>(false)
 
     init() {
         var microseconds: UInt64 = 0
@@ -27,7 +30,7 @@ final class SystemdNotifier: Sendable {
 
     /// Ready, at start and again after a reload.
     func ready(status: String) {
-        send("READY=1\nSTATUS=\(status)")
+        queue.async { [self] in send("READY=1\nSTATUS=\(status)") }
     }
 
     /// A new status line (from any queue; sent off it).
@@ -38,7 +41,7 @@ final class SystemdNotifier: Sendable {
         }
         guard first else { return }
         queue.async { [self] in
-            if let text = pendingStatus.withLock({ pending in defer { pending = nil }; return pending }) {
+            if let text = pendingStatus.withLock({ pending in defer { pending = nil }; return pending }), !stopped.load(ordering: .acquiring) {
                 send("STATUS=\(text)")
             }
         }
@@ -50,7 +53,7 @@ final class SystemdNotifier: Sendable {
         guard !pingPending.exchange(true, ordering: .acquiringAndReleasing) else { return }
         queue.async { [self] in
             pingPending.store(false, ordering: .releasing)
-            send("WATCHDOG=1")
+            if !stopped.load(ordering: .acquiring) { send("WATCHDOG=1") }
         }
     }
 
@@ -67,11 +70,20 @@ final class SystemdNotifier: Sendable {
     }
 
     func reloading() {
-        send("RELOADING=1")
+        queue.async { [self] in send("RELOADING=1") }
     }
 
-    func stopping(_ why: String) {
-        send("STOPPING=1\nSTATUS=stopping: \(why)")
+    /// The last notification: after whatever is queued before it, waiting for it at most
+    /// `timeout` seconds. A notification socket nobody reads (its queue full) blocks sd_notify,
+    /// and must not keep the daemon from exiting.
+    func stopping(_ why: String, timeout: Double = 1) {
+        stopped.store(true, ordering: .releasing)
+        let sent = DispatchSemaphore(value: 0)
+        queue.async { [self] in
+            send("STOPPING=1\nSTATUS=stopping: \(why)")
+            sent.signal()
+        }
+        _ = sent.wait(timeout: .now() + timeout)
     }
 
     private func send(_ state: String) {

@@ -119,40 +119,54 @@ struct SystemdTests {
         #expect(score <= 2.0, "\(line)")
     }
 
-    /// A datagram socket standing in for systemd's notification socket.
-    // @unchecked: used by one test task at a time.
-    final class NotifyReceiver: @unchecked Sendable {
+    /// A datagram socket standing in for systemd's notification socket, read as systemd reads
+    /// its own: all the time, on a dispatch queue of its own (not the test's task, which a busy
+    /// test run can starve for seconds). Unread, the socket's queue holds ten datagrams (the
+    /// kernel's `max_dgram_qlen`): at five watchdog pings a second the daemon's next
+    /// notification would then block, as it did once at `STOPPING=1` while the test waited for
+    /// the daemon to exit before reading.
+    final class NotifyReceiver {
         let path: String
-        private let fd: Int32
-        private(set) var messages: [String] = []
+        private let reader: any DispatchSourceRead
+        private let received: Lock<[String]>
+
+        var messages: [String] { received.withLock { $0 } }
 
         init(in directory: URL) throws {
-            path = directory.appendingPathComponent("notify.sock").path
-            fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            let path = directory.appendingPathComponent("notify.sock").path
+            self.path = path
+            let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
             var address = sockaddr_un()
             address.sun_family = sa_family_t(AF_UNIX)
             withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
             let bound = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
             }
-            guard bound == 0 else { throw TestFailure("cannot bind \(path)") }
+            guard bound == 0 else {
+                close(fd)
+                throw TestFailure("cannot bind \(path)")
+            }
+            let received = Lock<[String]>([])
+            self.received = received
+            reader = DispatchSource.makeReadSource(fileDescriptor: fd, queue: DispatchQueue(label: "notify receiver"))
+            reader.setEventHandler {
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                while case let n = buffer.withUnsafeMutableBytes({ recv(fd, $0.baseAddress, $0.count, 0) }), n > 0 {
+                    let message = String(decoding: buffer[0..<n], as: UTF8.self)
+                    received.withLock { $0.append(message) }
+                }
+            }
+            reader.setCancelHandler { close(fd) }
+            reader.resume()
         }
 
-        deinit { close(fd) }
+        deinit { reader.cancel() }
 
-        /// Collects datagrams until `condition` holds on them or `timeout` seconds pass. What
-        /// has arrived is always read, even when this task first runs after the deadline (a
-        /// busy test run can starve it that long).
+        /// Waits until `condition` holds on the datagrams received so far, or `timeout` seconds pass.
         func wait(timeout: Double, until condition: ([String]) -> Bool) async -> Bool {
             let deadline = Date().addingTimeInterval(timeout)
-            var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
-                let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                if n > 0 {
-                    messages.append(String(decoding: buffer[0..<n], as: UTF8.self))
-                    if condition(messages) { return true }
-                    continue
-                }
+                if condition(messages) { return true }
                 if Date() >= deadline { return condition(messages) }
                 try? await Task.sleep(for: .milliseconds(10))
             }
@@ -192,6 +206,39 @@ struct SystemdTests {
         #expect(daemon.stop() == 0)
         #expect(await receiver.wait(timeout: 2) { $0.last == "STOPPING=1\nSTATUS=stopping: SIGTERM" }, "\(receiver.messages)")
         #expect(daemon.stderr.contains("configuration reloaded (nothing changed)"), "\(daemon.stderr)")
+    }
+
+    @Test("a notification socket nobody reads (its queue full of pings): a reload and SIGTERM still go through, the daemon exits 0 within seconds")
+    func stalledNotificationSocket() async throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Bound, never read: ten datagrams fill its queue, then sd_notify blocks.
+        let path = dir.appendingPathComponent("notify.sock").path
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(bound == 0)
+        var environment = RunningProcess.plainEnvironment
+        environment["NOTIFY_SOCKET"] = path
+        environment["WATCHDOG_USEC"] = "100000" // a ping every 50 ms: the queue is full within a second
+        let socketPath = dir.appendingPathComponent("motiond.sock").path
+        let daemon = try RunningProcess([Emulation.motiond, "--source", "sim:", "--socket", socketPath], environment: environment)
+        defer { daemon.terminate() }
+        let client = try await SocketClient(path: socketPath, timeout: 10)
+        #expect(try await client.next(type: "hello", timeout: 20) != nil)
+        try await Task.sleep(for: .seconds(1.5))
+        var queued = 0
+        #expect(ioctl(fd, UInt(FIONREAD), &queued) == 0 && queued > 0, "the socket holds unread datagrams")
+        kill(daemon.pid, SIGHUP)
+        let reloaded = Date().addingTimeInterval(20)
+        while !daemon.stderr.contains("configuration reloaded"), Date() < reloaded { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(daemon.stderr.contains("configuration reloaded"), "\(daemon.stderr)")
+        #expect(daemon.stop(timeout: 15) == 0, "\(daemon.stderr)")
     }
 
     @Test("socket activation: the daemon adopts the socket systemd-socket-activate passes and leaves it in place",
