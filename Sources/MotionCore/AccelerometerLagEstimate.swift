@@ -42,9 +42,6 @@ public struct AccelerometerLagEstimate: Sendable {
     /// The turning evidence (∫|Q|² dt over Q's horizontal band, G² rad²/s) below which the lag is
     /// taken as 0: BROAD's recordings hold 2.8–97 after 15 s of motion.
     public static let minimumEvidence = 2.0
-    /// The lags believed, s: a sensor does not report before the gyroscope, and 50 ms is more
-    /// than any IMU's filter.
-    public static let believable = 0.0...0.05
     /// A step longer than this is a gap: the band filters restart.
     static let longestStep = 0.5
 
@@ -62,12 +59,14 @@ public struct AccelerometerLagEstimate: Sendable {
     /// turning that found it: used at once, and new evidence soon outweighs it.
     public init(assuming lag: Double) {
         evidence = Self.minimumEvidence
-        alignment = min(max(lag, Self.believable.lowerBound), Self.believable.upperBound) * evidence
+        alignment = lag * evidence
     }
 
-    /// The lag, s: 0 until ``minimumEvidence``, then the fitted one within ``believable``.
+    /// The lag, s: 0 until ``minimumEvidence``, then the fitted one within
+    /// ``MotionEngine/SensorLags/believable``.
     public var lag: Double {
-        evidence >= Self.minimumEvidence ? min(max(alignment / evidence, Self.believable.lowerBound), Self.believable.upperBound) : 0
+        let believable = MotionEngine.SensorLags.believable
+        return evidence >= Self.minimumEvidence ? min(max(alignment / evidence, believable.lowerBound), believable.upperBound) : 0
     }
 
     /// Feeds one accelerometer sample `acceleration` with the rotation rate at its time and the

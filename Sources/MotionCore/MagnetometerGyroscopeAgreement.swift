@@ -35,7 +35,7 @@ public struct MagnetometerGyroscopeAgreement: Sendable {
     /// Windows kept: the last 60 s.
     public static let windowLimit = 480
     /// The largest magnetometer lag behind the gyroscope fitted, s.
-    public static let largestLag = 0.05
+    public static let largestLag = MotionEngine.SensorLags.believable.upperBound
     /// A window whose readings are further apart than this holds a gap and is dropped, s.
     static let longestStep = 0.1
 

@@ -68,8 +68,18 @@ public struct MotionEngine: Sendable {
         public var accelerometer: Double
         public var magnetometer: Double
 
+        /// The lags believed, s: a sensor does not report before the gyroscope, and 50 ms is
+        /// more than any IMU's filter. Both estimates stay within it; a saved lag outside it is
+        /// implausible.
+        public static let believable = 0.0...0.05
+
         public init(accelerometer: Double, magnetometer: Double) {
             (self.accelerometer, self.magnetometer) = (accelerometer, magnetometer)
+        }
+
+        /// How far these lags are from `other`: the larger of the two differences, s.
+        public func distance(to other: SensorLags) -> Double {
+            max(abs(accelerometer - other.accelerometer), abs(magnetometer - other.magnetometer))
         }
     }
 
@@ -284,8 +294,7 @@ public struct MotionEngine: Sendable {
     /// ``Event/sensorLags(_:)`` when a lag moved by ``reportedLagStep`` since last reported.
     private mutating func lagsMoved() -> Event? {
         let lags = sensorLags
-        guard max(abs(lags.accelerometer - reportedLags.accelerometer), abs(lags.magnetometer - reportedLags.magnetometer)) >= Self.reportedLagStep
-        else { return nil }
+        guard lags.distance(to: reportedLags) >= Self.reportedLagStep else { return nil }
         reportedLags = lags
         return .sensorLags(lags)
     }

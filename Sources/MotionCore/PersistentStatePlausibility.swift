@@ -13,7 +13,7 @@ extension MotionEngine.PersistentState {
     /// strength within ``MagnetometerCalibrator/Parameters/plausibleFieldStrength``, finite
     /// retained readings within ``maximumMagneticField``; a sample set of another bin layout is
     /// the calibrator's to restart), an axis correction that is a signed axis permutation and
-    /// sensor lags within ``AccelerometerLagEstimate/believable``.
+    /// sensor lags within ``MotionEngine/SensorLags/believable``.
     public func implausibility(for configuration: MotionEngine.Configuration = .init()) -> String? {
         let clip = configuration.estimator.biasClip * .pi / 180
         guard gyroscopeBias.isFinite, gyroscopeBias.norm <= clip * (1 + 1e-9) else {
@@ -26,7 +26,7 @@ extension MotionEngine.PersistentState {
             return "gyroscopeCorrection: \(correction.text) is not a signed axis permutation"
         }
         if let lags = sensorLags {
-            let believable = AccelerometerLagEstimate.believable
+            let believable = MotionEngine.SensorLags.believable
             for (name, lag) in [("accelerometer", lags.accelerometer), ("magnetometer", lags.magnetometer)] where !believable.contains(lag) {
                 return "sensorLags.\(name): \(DecimalText.shortest(lag)) s is not a lag the engine learns "
                     + "(\(DecimalText.shortest(believable.lowerBound))–\(DecimalText.shortest(believable.upperBound)) s)"

@@ -119,7 +119,7 @@ final class EngineStateStore: Sendable {
         guard let saved else { return true }
         let bias = state.gyroscopeBias - saved.gyroscopeBias
         let lags: Bool = switch (state.sensorLags, saved.sensorLags) {
-        case let (now?, before?): max(abs(now.accelerometer - before.accelerometer), abs(now.magnetometer - before.magnetometer)) > 0.0005
+        case let (now?, before?): now.distance(to: before) > 0.0005
         case (nil, nil): false
         default: true
         }
