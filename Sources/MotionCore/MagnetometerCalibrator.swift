@@ -38,7 +38,9 @@ import Glibc
 /// otherwise they stay, rated by that judgement, so an already calibrated magnetometer reaches
 /// medium and high as it is. A fitted calibration gives way to a fit of higher level, or of
 /// equal level with a smaller residual than its own on the same samples; after collection
-/// restarted (below), to the first acceptable fit. Refitting never lowers the accuracy.
+/// restarted (below), to the first acceptable fit. One that stays is rated by the same judgement
+/// (so a gyroscope's fit that holds the field stiller than the ellipsoid does still rises to the
+/// level the samples support). Refitting never lowers the accuracy.
 ///
 /// With a gyroscope (``update(rate:)``), turning is evidence too: in a field constant in the world
 /// the right calibration makes the readings turn exactly as the gyroscope says
@@ -50,11 +52,14 @@ import Glibc
 /// ``Parameters/gyroscopeFitRatio`` of what they leave of the gyroscope's prediction and finds a
 /// hard iron of at least ``Parameters/gyroscopeFitHardIron`` of the field strength (so readings
 /// calibrated already stay exactly as they are, and an uncalibrated laptop's tens of µT are
-/// corrected within seconds of turning, at low accuracy); it replaces a fitted calibration when it
-/// leaves less by the factor ``Parameters/gyroscopeVeto``. Sphere and ellipsoid fits then refine
-/// it as above, but none replaces a fitted calibration that agrees better with the gyroscope by
-/// that factor. Near a magnet that stays in the room (BROAD 30 and 31) the world's field is not
-/// constant and the gyroscope's evidence can mislead (docs/ACCURACY.md measures it).
+/// corrected within seconds of turning, at low accuracy); it replaces a fitted calibration that
+/// leaves more. Sphere and ellipsoid fits then refine it as above, but none replaces a fitted
+/// calibration that holds the field stiller in the frame the gyroscope's attitude turns into over
+/// the last minute (``MagnetometerAttitudeAgreement``, which a slow turn informs far better than
+/// the short windows do). No margin favours the calibration in use: a margin of a tenth kept
+/// wrong fits for minutes (docs/ACCURACY.md). Near a magnet that stays in the room (BROAD 30 and
+/// 31) the world's field is not constant and the gyroscope's evidence can mislead
+/// (docs/ACCURACY.md measures it).
 ///
 /// Disturbances: while the fit is at least medium, a sample whose calibrated magnitude is off R by
 /// more than ``Parameters/deviationTolerance`` is not retained (a passing magnet cannot spoil the
@@ -115,12 +120,6 @@ public struct MagnetometerCalibrator: Sendable {
         /// is corrected from turning alone, before its readings cover the sphere.
         public var gyroscopeFitRatio = 0.85
         public var gyroscopeFitHardIron = 0.15
-        /// The margin between fitted calibrations on the gyroscope's evidence: a sphere or
-        /// ellipsoid fit replaces the one in use only if it leaves at most this multiple of what
-        /// that one leaves of the gyroscope's prediction, the gyroscope's own fit only if it
-        /// leaves at most its inverse.
-        public var gyroscopeVeto = 1.1
-
         public init() {}
     }
 
@@ -162,6 +161,11 @@ public struct MagnetometerCalibrator: Sendable {
     public private(set) var state: State
     /// The gyroscope's evidence since collection (re)started; not saved (it is seconds old).
     public private(set) var agreement = MagnetometerGyroscopeAgreement()
+    /// The field held still over the last minute in the frame the fusion's attitude turns into:
+    /// what a sphere or ellipsoid fit must not do worse at than the calibration in use. Not saved.
+    public private(set) var attitudeAgreement = MagnetometerAttitudeAgreement()
+    /// The gyroscope's latest rate (device frame, rad/s, bias removed).
+    private var rate = Vector3.zero
     /// ``MagnetometerGyroscopeAgreement/closedWindows`` at the last gyroscope fit.
     private var gyroscopeFitWindows = 0
     /// How much later than the gyroscope the magnetometer's readings are, s: the lag that suits
@@ -225,14 +229,27 @@ public struct MagnetometerCalibrator: Sendable {
     /// Feeds the gyroscope's rate (device frame, rad/s, bias removed), held until the next one.
     public mutating func update(rate: Vector3) {
         agreement.update(rate: rate)
+        if rate.isFinite { self.rate = rate }
     }
 
-    /// Feeds one raw magnetometer sample (device frame, µT) at `time` (s). Samples with a
+    /// The attitude's frame restarted (the fusion restarted after a gap): readings before it are
+    /// not comparable with those after.
+    public mutating func restartAttitude() {
+        attitudeAgreement.reset()
+    }
+
+    /// Feeds one raw magnetometer sample (device frame, µT) at `time` (s), with the fusion's
+    /// attitude then (device → a frame fixed in the world; nil before it has one). Samples with a
     /// non-finite component or time are ignored. Returns whether ``calibration`` changed.
     @discardableResult
-    public mutating func update(_ raw: Vector3, at time: Double) -> Bool {
+    public mutating func update(_ raw: Vector3, at time: Double, attitude: Quaternion? = nil) -> Bool {
         guard raw.isFinite, time.isFinite else { return false }
         observe(raw, at: time)
+        if let attitude {
+            // The reading describes the field `lag` seconds ago: pair it with the attitude then.
+            let angle = rate.norm * lag
+            attitudeAgreement.update(field: raw, attitude: angle > 0 ? attitude * Quaternion(axis: rate, angle: -angle) : attitude, at: time)
+        }
         let gyroscopeFitted = state.fitAccuracy <= .low && agreement.closedWindows >= gyroscopeFitWindows + fitInterval
             && agreement.turning >= parameters.gyroscopeMinimumTurning && adoptGyroscopeFit()
         return consider(raw, at: time) || gyroscopeFitted
@@ -285,7 +302,7 @@ public struct MagnetometerCalibrator: Sendable {
         guard let (candidate, fitted, _) = best else { return false }
         let adopt = state.calibration.isIdentity
             ? fitted <= parameters.gyroscopeFitRatio * inUse && candidate.offset.norm >= parameters.gyroscopeFitHardIron * candidate.fieldStrength
-            : fitted <= inUse / parameters.gyroscopeVeto
+            : fitted <= inUse
         guard adopt else { return false }
         state.calibration = candidate
         state.accuracy = .low
@@ -370,8 +387,8 @@ public struct MagnetometerCalibrator: Sendable {
         } else {
             true
         }
-        // Only the readings as they come are rated by their own judgement when they stay.
-        guard replace || state.calibration.isIdentity else { return false }
+        // A calibration that stays is rated by its own judgement: the readings as they come, and a
+        // gyroscope's fit that holds the field stiller than the sphere or ellipsoid fit does.
         let chosen = replace ? (calibration: best.fit.calibration, residual: best.residual, level: best.level) : current
         // Refitting never lowers the accuracy.
         guard chosen.level > .uncalibrated, chosen.level >= state.fitAccuracy else { return false }
@@ -392,12 +409,13 @@ public struct MagnetometerCalibrator: Sendable {
         return changed
     }
 
-    /// Whether the gyroscope's evidence lets `candidate` replace the fitted calibration in use
-    /// (see ``Parameters/gyroscopeVeto``); without evidence it does.
+    /// Whether the gyroscope's evidence lets `candidate` replace the fitted calibration in use:
+    /// it must hold the field at least as still (``MagnetometerAttitudeAgreement``); without
+    /// evidence it may.
     private func gyroscopeAllows(_ candidate: MagnetometerCalibration) -> Bool {
         guard agreement.turning >= parameters.gyroscopeMinimumTurning,
-              let fitted = agreement.residual(of: candidate), let inUse = agreement.residual(of: state.calibration) else { return true }
-        return fitted <= parameters.gyroscopeVeto * inUse
+              let fitted = attitudeAgreement.residual(of: candidate), let inUse = attitudeAgreement.residual(of: state.calibration) else { return true }
+        return fitted <= inUse
     }
 
     /// The calibration in use, judged on `points` like a fit: with the field strength that suits
@@ -450,6 +468,7 @@ public struct MagnetometerCalibrator: Sendable {
 
     private mutating func restartCollection() {
         agreement.reset()
+        attitudeAgreement.reset()
         (gyroscopeFitWindows, lagFitWindows) = (0, 0)
         state.samples = [RetainedSample?](repeating: nil, count: DirectionBins.count)
         state.recentOff = nil

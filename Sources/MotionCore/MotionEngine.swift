@@ -230,6 +230,8 @@ public struct MotionEngine: Sendable {
                 accelerometerLag.update(acceleration: a, rate: estimator.state.rotationRate, attitude: estimator.state.gyroscopeQuaternion, at: t)
             }
             let restarted = estimator.update(accelerometer: readAtGyroscopeTime(a, lag: sensorLags.accelerometer), at: t)
+            // The attitude the calibrator compares readings in jumped: the minute before is void.
+            if restarted { calibrator.restartAttitude() }
             if !wasInitialized, estimator.isInitialized {
                 ownAnchor.arbitraryYaw = Attitude(quaternion: estimator.attitude6D).yaw
             }
@@ -259,7 +261,8 @@ public struct MotionEngine: Sendable {
             let before = calibrator.calibration
             // A new calibration that turns the field noticeably invalidates the learned
             // magnetic reference: start the heading afresh instead of easing over 20 s.
-            if calibrator.update(raw, at: t), calibrator.turn(from: before, including: raw) > 5 * .pi / 180 {
+            let attitude = estimator.isInitialized ? estimator.attitude6D : nil
+            if calibrator.update(raw, at: t, attitude: attitude), calibrator.turn(from: before, including: raw) > 5 * .pi / 180 {
                 estimator.resetMagneticReference()
             }
             if calibrator.accuracy != accuracyBefore {
@@ -316,6 +319,7 @@ public struct MotionEngine: Sendable {
         gyroscopeCorrection = correction * (gyroscopeCorrection ?? .identity)
         // Start afresh, bias included: a bias learned in motion from wrong axes is meaningless.
         estimator.restore(AttitudeEstimator.State())
+        calibrator.restartAttitude()
         axisCheck.reset()
         return .axisCheckConcluded(verdict, applied: true)
     }
