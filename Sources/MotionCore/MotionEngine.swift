@@ -196,7 +196,8 @@ public struct MotionEngine: Sendable {
                            calibrationNeeded: magnetometerPresent && configuration.magnetometerCalibration == .online
                                && calibrator.calibrationNeeded,
                            gyroscopeBias: estimator.state.bias, axisCheck: axisCheck.verdict,
-                           gyroscopeCorrection: gyroscopeCorrection)
+                           gyroscopeCorrection: gyroscopeCorrection,
+                           sensorLags: configuration.compensatesSensorLags ? sensorLags : nil)
     }
 
     /// Feeds one sample; returns what changed that deserves a log line, if anything.

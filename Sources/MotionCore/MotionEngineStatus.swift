@@ -14,6 +14,9 @@ public struct MotionEngineStatus: Sendable, Hashable, Codable {
     public var axisCheck: AxisSelfCheck.Verdict
     /// The correction applied to gyroscope readings, if any.
     public var gyroscopeCorrection: Matrix3?
+    /// How much later than the gyroscope's the accelerometer's and the magnetometer's samples
+    /// describe the motion (s), as the fusion reads them; nil when lags are not compensated.
+    public var sensorLags: MotionEngine.SensorLags? = nil
 
     /// North-referenced output is only trustworthy from accuracy `low` up.
     public var isNorthReliable: Bool { calibrationAccuracy >= .low }

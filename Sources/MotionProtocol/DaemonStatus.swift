@@ -64,6 +64,11 @@ public struct EngineFlags: Sendable, Hashable {
     public var axisCheck: String
     /// The gyroscope axis correction in force (kernel mount-matrix text), if any.
     public var gyroscopeCorrection: String?
+    /// How much later than the gyroscope's the accelerometer's and the magnetometer's samples
+    /// are, s, as the fusion reads them; nil when the daemon does not compensate them (or is
+    /// older than 0.19).
+    public var accelerometerLag: Double?
+    public var magnetometerLag: Double?
 
     public init(_ status: MotionEngineStatus) {
         initialized = status.initialized
@@ -75,6 +80,8 @@ public struct EngineFlags: Sendable, Hashable {
         gyroscopeBias = status.gyroscopeBias
         axisCheck = "\(status.axisCheck)"
         gyroscopeCorrection = status.gyroscopeCorrection?.text
+        accelerometerLag = status.sensorLags?.accelerometer
+        magnetometerLag = status.sensorLags?.magnetometer
     }
 
     init(_ fields: JSONFields) throws(ProtocolError) {
@@ -87,6 +94,8 @@ public struct EngineFlags: Sendable, Hashable {
         gyroscopeBias = try fields.required("gyroscopeBias", fields.vector)
         axisCheck = try fields.required("axisCheck", fields.string)
         gyroscopeCorrection = try fields.string("gyroscopeCorrection")
+        accelerometerLag = try fields.number("accelerometerLag")
+        magnetometerLag = try fields.number("magnetometerLag")
     }
 
     var json: String {
@@ -100,6 +109,8 @@ public struct EngineFlags: Sendable, Hashable {
         writer.field("gyroscopeBias", gyroscopeBias)
         writer.field("axisCheck", axisCheck)
         if let gyroscopeCorrection { writer.field("gyroscopeCorrection", gyroscopeCorrection) }
+        if let accelerometerLag { writer.field("accelerometerLag", accelerometerLag) }
+        if let magnetometerLag { writer.field("magnetometerLag", magnetometerLag) }
         return writer.finished
     }
 }

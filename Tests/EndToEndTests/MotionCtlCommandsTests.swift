@@ -34,7 +34,8 @@ struct MotionCtlCommandsTests {
         let text = try await Self.motionctl(["status", "--socket", daemon.socket, "--wait", "10"])
         #expect(text.status == 0, "\(text.stderr)")
         for expected in ["source         sim:", "accelerometer  available", "gyroscope      available", "magnetometer   available",
-                         "light          available", "proximity      available", "baseAccelerometer unavailable: the simulated IMU is a slate", "baseGyroscope  unavailable: the simulated IMU is a slate", "access         full (every stream)", "clients        1", "calibration    uncalibrated", "heap in use"] {
+                         "light          available", "proximity      available", "baseAccelerometer unavailable: the simulated IMU is a slate", "baseGyroscope  unavailable: the simulated IMU is a slate", "access         full (every stream)", "clients        1", "calibration    uncalibrated", "heap in use",
+                         "sensor lags behind the gyroscope: accelerometer "] {
             #expect(text.stdout.contains(expected), "no '\(expected)' in:\n\(text.stdout)")
         }
 
@@ -47,6 +48,7 @@ struct MotionCtlCommandsTests {
         #expect(Set(sensors.keys) == ["accelerometer", "gyroscope", "magnetometer", "light", "proximity", "baseAccelerometer", "baseGyroscope"])
         #expect(status["clients"] as? Int == 1 && status["source"] as? String == "sim:")
         #expect((status["engine"] as? [String: Any])?["calibrationAccuracy"] as? String == "uncalibrated")
+        #expect((status["engine"] as? [String: Any])?["magnetometerLag"] is Double)
     }
 
     // MARK: get

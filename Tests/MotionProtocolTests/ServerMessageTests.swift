@@ -98,6 +98,23 @@ struct ServerMessageTests {
         #expect(value(object, "status.subscriptions.gyro") as? Int == 2)
         #expect(value(object, "status.subscriptions.shake") as? Int == 1)
         #expect(value(object, "status.subscriptions.accelerometer") == nil)
+        // The sensor lags as the fusion reads them (0 until learned)…
+        #expect(isNumber(value(object, "status.engine.accelerometerLag"), 0) && isNumber(value(object, "status.engine.magnetometerLag"), 0))
+        // …and none from an engine that does not compensate them.
+        var configuration = MotionEngine.Configuration()
+        configuration.compensatesSensorLags = false
+        let uncompensated = DaemonStatus(source: "sim:", uptime: 1, sensors: [:], frames: [], engine: EngineFlags(MotionEngine(configuration: configuration).status),
+                                         clients: 0, subscriptions: [:])
+        let other = try #require(jsonObject(ServerMessage.reply(id: 5, .success(.status(uncompensated))).line))
+        #expect(value(other, "status.engine.accelerometerLag") == nil && value(other, "status.engine.magnetometerLag") == nil)
+        // What motionctl reads back: the lags, or none from a daemon that does not send them.
+        for (message, lags) in [(status, Optional(0.0)), (uncompensated, nil)] {
+            guard case .reply(_, .success(.status(let parsed)))? = try ServerMessage.parse(line: Array(ServerMessage.reply(id: 1, .success(.status(message))).line.utf8)) else {
+                Issue.record("not a status reply")
+                continue
+            }
+            #expect(parsed.engine.accelerometerLag == lags && parsed.engine.magnetometerLag == lags)
+        }
     }
 
     @Test("a failed reply: ok false and the error's code and message; a missing id is null")
