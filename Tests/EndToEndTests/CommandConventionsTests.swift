@@ -54,7 +54,7 @@ struct CommandConventionsTests {
         defer { _ = daemon.stop() }
         let client = try await daemon.connect()
         let other = try await SocketClient(path: daemon.socket)
-        let hello = try await other.next(type: "hello")
+        let hello = try await other.hello()
         #expect(hello?["daemon"] as? String == "motiond \(MotionVersion.current)", "\(String(describing: hello))")
         try await client.send(#"{"op":"status","id":1}"#)
         let status = try await client.reply(1)?["status"] as? [String: Any]

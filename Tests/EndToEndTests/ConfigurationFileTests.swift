@@ -127,7 +127,7 @@ struct ConfigurationFileTests {
         var info = stat()
         #expect(stat(socket, &info) == 0 && info.st_mode & 0o777 == 0o600)
         let client = try await SocketClient(path: socket)
-        let hello = try #require(try await client.next(type: "hello"))
+        let hello = try #require(try await client.hello())
         #expect((hello["frames"] as? [String])?.contains("xTrueNorthZVertical") == true, "declination from the file: \(hello)")
         // Nobody gets values faster than the poll period, root included.
         #expect((hello["access"] as? [String: Any])?["minimumInterval"] as? Double == 0.05)

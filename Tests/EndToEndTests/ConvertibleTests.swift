@@ -73,8 +73,11 @@ struct ConvertibleTests {
         }
         let seen = messages.filter { $0["type"] as? String == "posture" }.compactMap { $0["posture"] as? String }
         #expect(Array(seen.drop { $0 == "closed" }) == ["laptop", "flat", "stand", "tablet"], "\(seen)")
+        // The wide client learns the posture of the moment it subscribed (on a loaded machine the
+        // fold may have passed laptop by then), then each change: never the stand.
         let wideSeen = collected[1].filter { $0["type"] as? String == "posture" }.compactMap { $0["posture"] as? String }
-        #expect(Array(wideSeen.drop { $0 == "closed" }) == ["laptop", "flat", "tablet"], "\(wideSeen)")
+        let wideOrder = ["closed", "laptop", "flat", "tablet"]
+        #expect(wideSeen.count >= 2 && wideOrder.reversed().starts(with: Array(wideSeen.reversed())), "\(wideSeen)")
         #expect(await MotionClientTests.poll(timeout: 5) { postures.values.last == .tablet }, "\(postures.values)")
         #expect(angles.values.count > 100 && abs((angles.values.last?.degrees ?? 0) - 360) < 3, "\(angles.values.suffix(3))")
     }
@@ -210,7 +213,7 @@ struct ConvertibleTests {
         #expect(base?["available"] as? Bool == false && base?["period"] == nil && base?["mode"] == nil, "\(String(describing: base))")
 
         let next = try await SocketClient(path: daemon.socket)
-        let hello = try #require(try await next.next(type: "hello"))
+        let hello = try #require(try await next.hello())
         let helloBase = (hello["sensors"] as? [String: Any])?["baseAccelerometer"] as? [String: Any]
         #expect(helloBase?["available"] as? Bool == false, "\(String(describing: helloBase))")
         try await next.send(#"{"op":"subscribe","id":1,"stream":"hinge","interval":0.02}"#)

@@ -189,7 +189,7 @@ struct SystemdTests {
                 "\(receiver.messages); running: \(daemon.isRunning); stderr: \(daemon.stderr)")
         // Ready means serving: the socket answers at once.
         let client = try await SocketClient(path: socketPath, timeout: 0.5)
-        #expect(try await client.next(type: "hello") != nil)
+        #expect(try await client.hello() != nil)
         try await client.send(.subscribe(.init(id: 1, stream: .orientation)))
         #expect(await receiver.wait(timeout: 5) { $0.contains("STATUS=1 client; accelerometer every 20 ms") }, "\(receiver.messages)")
         // Pings every half watchdog period (0.2 s).
@@ -230,7 +230,7 @@ struct SystemdTests {
         let daemon = try RunningProcess([Emulation.motiond, "--source", "sim:", "--socket", socketPath], environment: environment)
         defer { daemon.terminate() }
         let client = try await SocketClient(path: socketPath, timeout: 10)
-        #expect(try await client.next(type: "hello", timeout: 20) != nil)
+        #expect(try await client.hello() != nil)
         try await Task.sleep(for: .seconds(1.5))
         var queued = 0
         #expect(ioctl(fd, UInt(FIONREAD), &queued) == 0 && queued > 0, "the socket holds unread datagrams")
