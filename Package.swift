@@ -45,6 +45,8 @@ let package = Package(
         .systemLibrary(name: "CUDev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         // glibc's malloc.h: arena limit and heap statistics for the daemon.
         .systemLibrary(name: "CMalloc"),
+        // timerfd: the reading threads' ticks at absolute boot-clock deadlines (PeriodicThread).
+        .systemLibrary(name: "CTimerFD"),
         // fopencookie (a GNU extension): libiio's standard-error text taken over (LibraryOutput).
         .target(name: "CLibraryOutput"),
         // <linux/uinput.h>: the tablet-mode switch the daemon offers the desktop.
@@ -55,7 +57,7 @@ let package = Package(
         .target(
             name: "MotionIIO",
             dependencies: [
-                "MotionCore", "MotionSync", "CLibIIO", "CUDev", "CLibraryOutput",
+                "MotionCore", "MotionSync", "CLibIIO", "CUDev", "CLibraryOutput", "CTimerFD",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

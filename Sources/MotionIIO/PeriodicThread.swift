@@ -1,3 +1,4 @@
+import CTimerFD
 import Dispatch
 import Glibc
 import MotionSync
@@ -8,11 +9,14 @@ import MotionSync
 /// again. A Dispatch timer costs two wake-ups per tick (the manager thread, then a worker),
 /// plus one per queue hop.
 ///
-/// It sleeps in `poll` on a pipe with a timeout, so the kernel applies its usual timer
-/// slack (0.1 % of the sleep, at least 50 µs) and can coalesce the wake-up with others. The
-/// period can change while running (``setPeriod(_:)``), effective at once: the next tick comes
-/// immediately when the new period is shorter than the time already waited. A tick that comes
-/// late (a suspend, a slow read) is not repeated: the grid restarts from it.
+/// It sleeps in `poll` on a pipe and a timer descriptor armed for the next deadline on the boot
+/// clock itself (not a timeout rounded up to the millisecond, which made every tick up to 1 ms
+/// late), so the kernel applies its usual timer slack (at least 50 µs) and can coalesce the
+/// wake-up with others. The grid starts where the caller says (``start(at:_:)``): a source whose
+/// samples lie on a grid of their own ticks just after each point, not at a random phase of
+/// it. The period can change while running (``setPeriod(_:)``), effective at once: the next
+/// tick comes immediately when the new period is shorter than the time already waited. Ticks
+/// missed (a suspend, a slow read) are not repeated: the next comes at the next grid point.
 final class PeriodicThread: Sendable {
     private struct State {
         var period: Double
@@ -23,6 +27,10 @@ final class PeriodicThread: Sendable {
     private let state: Lock<State>
     /// A pipe: a byte written to `wakeFDs[1]` wakes the thread early (a new period, or stop).
     private let wakeFDs: [Int32]
+    /// The timer descriptor (CLOCK_BOOTTIME) the thread sleeps on until the next deadline, or
+    /// -1 and why it could not be made.
+    private let timerFD: Int32
+    private let timerError: Int32
     private let finished = DispatchSemaphore(value: 0)
     private let name: String
 
@@ -38,18 +46,22 @@ final class PeriodicThread: Sendable {
             }
         }
         wakeFDs = fds
+        timerFD = timerfd_create(CLOCK_BOOTTIME, Int32(TFD_CLOEXEC))
+        timerError = timerFD < 0 ? errno : 0
     }
 
     deinit {
-        for fd in wakeFDs where fd >= 0 { close(fd) }
+        for fd in wakeFDs + [timerFD] where fd >= 0 { close(fd) }
     }
 
-    /// Starts the thread running `tick` once per tick, the first at once; `tick` returning false
-    /// ends the thread (e.g. the device is gone). Throws when the system has no thread to give
-    /// (nothing ticks, and ``stop()`` returns at once).
-    func start(_ tick: @escaping @Sendable () -> Bool) throws(SystemError) {
+    /// Starts the thread running `tick` once per tick, the first at `first` (boot-clock
+    /// seconds; at once when it has passed) and then every period from it; `tick` returning
+    /// false ends the thread (e.g. the device is gone). Throws when the system has no thread to
+    /// give (nothing ticks, and ``stop()`` returns at once).
+    func start(at first: Double? = nil, _ tick: @escaping @Sendable () -> Bool) throws(SystemError) {
+        guard timerFD >= 0 else { throw SystemError(timerError, "timerfd_create (CLOCK_BOOTTIME)") }
         state.withLock { state in
-            state.next = BootClock.now()
+            state.next = first ?? BootClock.now()
             state.started = true
         }
         do {
@@ -92,23 +104,28 @@ final class PeriodicThread: Sendable {
     }
 
     private func run(_ tick: () -> Bool) {
-        var sleeper = pollfd(fd: wakeFDs[0], events: Int16(POLLIN), revents: 0)
+        var sleepers = [pollfd(fd: wakeFDs[0], events: Int16(POLLIN), revents: 0), pollfd(fd: timerFD, events: Int16(POLLIN), revents: 0)]
         var drain = [UInt8](repeating: 0, count: 64)
         while true {
             let (stopping, next) = state.withLock { ($0.stopping, $0.next) }
             if stopping { return }
             let now = BootClock.now()
             if now < next {
-                // Milliseconds, rounded up: never early (a tick must not come before its time).
-                let milliseconds = Int32(min((next - now) * 1000, 3_600_000).rounded(.up))
-                if poll(&sleeper, 1, milliseconds) > 0 {
-                    _ = drain.withUnsafeMutableBytes { read(wakeFDs[0], $0.baseAddress, $0.count) }
+                // Armed for the deadline itself, on the clock BootClock reads: never early.
+                let seconds = next.rounded(.down)
+                var deadline = itimerspec(it_interval: timespec(),
+                                          it_value: timespec(tv_sec: Int(seconds), tv_nsec: min(Int(((next - seconds) * 1e9).rounded(.up)), 999_999_999)))
+                _ = timerfd_settime(timerFD, Int32(TFD_TIMER_ABSTIME), &deadline, nil)
+                if poll(&sleepers, 2, -1) > 0 {
+                    if sleepers[0].revents != 0 { _ = drain.withUnsafeMutableBytes { read(wakeFDs[0], $0.baseAddress, $0.count) } }
+                    if sleepers[1].revents != 0 { _ = drain.withUnsafeMutableBytes { read(timerFD, $0.baseAddress, 8) } }
                 }
                 continue
             }
             state.withLock { state in
-                // On the grid, unless the tick is more than a period late: then from now.
-                state.next = now - state.next > state.period ? now + state.period : state.next + state.period
+                // The next point of the grid: ticks missed (a suspend, a slow read) are skipped,
+                // not repeated, and the grid keeps its phase.
+                state.next += max(1, ((now - state.next) / state.period).rounded(.up)) * state.period
             }
             if !tick() {
                 // Nothing can stop it twice now; `stop` from elsewhere still returns.

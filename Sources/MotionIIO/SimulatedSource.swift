@@ -6,8 +6,9 @@ import MotionSync
 /// proximity: a slate, no base accelerometer) played
 /// in real time: each requested kind has its own period and its samples lie on an even grid
 /// from the boot time at start, like a hardware clock. A ``PeriodicThread`` per distinct
-/// period and batch interval (``SourceRequest/batchInterval(_:)``) wakes once per interval and
-/// delivers every grid point that is due as one burst, so a late wake-up loses nothing and no
+/// period and batch interval (``SourceRequest/batchInterval(_:)``) wakes once per interval, just
+/// as a grid point falls due (as a data-ready interrupt would), and delivers every grid point
+/// that is due as one burst, so a late wake-up loses nothing and no
 /// timestamp is ever in the future (an interval longer than the period makes it deliver in
 /// batches, like a hardware FIFO). A
 /// period change continues the grid from the last sample. The script loops forever.
@@ -108,14 +109,19 @@ public final class SimulatedSource: MotionSource {
         for (group, kinds) in groups.sorted(by: { ($0.key.period, $0.key.interval) < ($1.key.period, $1.key.interval) })
         where !running.contains(group) {
             let order = kinds.sorted { $0.rawValue < $1.rawValue }
-            let announce = state.withLock { state in
+            let (announce, first) = state.withLock { state in
                 for kind in kinds where !state.readingKinds.contains(kind) || state.last[kind] == nil {
                     // A kind being read continues its grid from its last sample (a batch due
                     // but not yet delivered by the thread replaced comes with the first tick);
-                    // a new one starts now.
-                    state.last[kind] = BootClock.now() - state.startTime - group.period
+                    // a new one starts at the latest point of the device's grid, so the kinds
+                    // of one period share one phase (and one tick) however they were started.
+                    let elapsed = BootClock.now() - state.startTime
+                    state.last[kind] = (elapsed / group.period).rounded(.down) * group.period - group.period
                 }
-                return order.filter { !state.readingKinds.contains($0) }
+                // Ticks just as the next batch is complete, as a device's data-ready interrupt
+                // comes: a sample is not held for a random part of a period.
+                let first = state.startTime + kinds.map { state.last[$0]! }.min()! + group.interval
+                return (order.filter { !state.readingKinds.contains($0) }, first)
             }
             if !announce.isEmpty {
                 let reading = SensorAvailability(isAvailable: true, reason: "simulated IMU", mode: .polling)
@@ -124,7 +130,7 @@ public final class SimulatedSource: MotionSource {
             let thread = PeriodicThread(name: "sim.\(Int(group.period * 1000))ms", period: group.interval)
             threads.withLock { $0[group] = (kinds, thread) }
             do {
-                try thread.start { [unowned self] in
+                try thread.start(at: first) { [unowned self] in
                     let due = due(order, period: group.period)
                     if !due.isEmpty { delivery.queue.sync { delivery.handler(due.map { .sample($0) }) } }
                     return true

@@ -32,6 +32,22 @@ struct PeriodicThreadTests {
         #expect(times.enumerated().allSatisfy { k, t in t - started >= Double(k) * 0.02 - 0.001 }, "never early: \(times.map { $0 - started })")
     }
 
+    @Test("started at a time of the caller's: the first tick waits for it and the grid runs from it, never early (a source's own sample grid)")
+    func startAt() throws {
+        let ticks = Ticks()
+        let thread = PeriodicThread(name: "test.at", period: 0.02)
+        // A grid point 0.3 ms past a whole millisecond: a timeout rounded to milliseconds would
+        // put every tick up to 1 ms after it, the timer descriptor just after it.
+        let first = (BootClock.now() * 1000).rounded(.up) / 1000 + 0.0503
+        try thread.start(at: first) { ticks.record(); return true }
+        usleep(300_000)
+        thread.stop()
+        let times = ticks.times.withLock { $0 }
+        #expect(times.first.map { $0 >= first } == true, "the first tick not before its time: \(times.map { $0 - first })")
+        #expect((8...13).contains(times.count), "\(times.count) ticks")
+        #expect(times.enumerated().allSatisfy { k, t in t >= first + Double(k) * 0.02 }, "never early: \(times.map { $0 - first })")
+    }
+
     @Test("a shorter period takes effect at once: the next tick does not wait out the long one")
     func shorterPeriod() throws {
         let ticks = Ticks()
