@@ -47,8 +47,7 @@ public struct MagnetometerAttitudeAgreement: Sendable {
     /// Blocks kept: the last minute.
     public static let blockLimit = 30
 
-    private var blocks: [Block] = []
-    private var next = 0
+    private var blocks = BoundedHistory<Block>(capacity: blockLimit)
     private var current = Block()
     private var blockStart: Double?
 
@@ -59,12 +58,7 @@ public struct MagnetometerAttitudeAgreement: Sendable {
     public mutating func update(field r: Vector3, attitude: Quaternion, at time: Double) {
         guard r.isFinite, time.isFinite else { return }
         if let start = blockStart, time - start >= Self.blockLength || time < start {
-            if blocks.count < Self.blockLimit {
-                blocks.append(current)
-            } else {
-                blocks[next] = current
-                next = (next + 1) % Self.blockLimit
-            }
+            blocks.append(current)
             current = Block()
             blockStart = time
         } else if blockStart == nil {
@@ -85,8 +79,7 @@ public struct MagnetometerAttitudeAgreement: Sendable {
 
     /// Forgets every reading (the attitude's frame restarted, or the device's own field changed).
     public mutating func reset() {
-        blocks = []
-        next = 0
+        blocks.removeAll()
         current = Block()
         blockStart = nil
     }

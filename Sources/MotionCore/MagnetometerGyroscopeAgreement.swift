@@ -39,10 +39,9 @@ public struct MagnetometerGyroscopeAgreement: Sendable {
     /// A window whose readings are further apart than this holds a gap and is dropped, s.
     static let longestStep = 0.1
 
-    private(set) var windows: [Window] = []
+    private(set) var windows = BoundedHistory<Window>(capacity: windowLimit)
     /// Windows closed since the start or the last reset (those dropped from the ring included).
     public private(set) var closedWindows = 0
-    private var next = 0
     private var current = Window()
     private var windowStart: (time: Double, field: Vector3, rate: Vector3)?
     private var rate: Vector3?
@@ -77,21 +76,15 @@ public struct MagnetometerGyroscopeAgreement: Sendable {
         current.fieldChange = field - start.field
         current.rateChange = rate - start.rate
         closedWindows += 1
-        if windows.count < Self.windowLimit {
-            windows.append(current)
-        } else {
-            windows[next] = current
-            next = (next + 1) % Self.windowLimit
-        }
+        windows.append(current)
         current = Window()
         windowStart = (time, field, rate)
     }
 
     /// Forgets every window (the device's own field changed: they describe the old one).
     public mutating func reset() {
-        windows = []
+        windows.removeAll()
         closedWindows = 0
-        next = 0
         current = Window()
         windowStart = nil
     }
