@@ -38,7 +38,7 @@ struct ConvertibleTests {
     func foldReplayed() async throws {
         let directory = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (trace, stops) = try Self.foldTrace(in: directory, lead: 3)
+        let (trace, stops) = try Self.foldTrace(in: directory, lead: 6)
         let daemon = try ServedDaemon(["--source", "replay:\(trace)", "--no-config"])
         defer { _ = daemon.stop() }
         let client = try await daemon.connect()
@@ -57,7 +57,7 @@ struct ConvertibleTests {
         // A client whose flat reaches 270° (and is kept 10° beyond): the stand is flat to it.
         let wide = try await daemon.connect()
         try await wide.send(#"{"op":"subscribe","id":1,"stream":"posture","detectors":{"posture":{"flatTo":270,"hysteresis":10}}}"#)
-        let collected = try await SocketClient.collect(from: [client, wide], for: 16)
+        let collected = try await SocketClient.collect(from: [client, wide], for: 19)
         let messages = collected[0]
 
         let hinge = messages.filter { $0["type"] as? String == "hinge" }
