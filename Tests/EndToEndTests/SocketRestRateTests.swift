@@ -139,8 +139,10 @@ extension HotplugTests {
         #expect(times.count >= 100, "\(times.count) samples in 1.5 s at 100 Hz")
         let gaps = zip(times, times.dropFirst()).map { $1 - $0 }
         #expect(gaps.allSatisfy { $0 > 0 }, "in order")
-        // Polled at 10 ms on a loaded machine: late reads happen, a read skipped for 50 ms does not.
-        #expect(gaps.max().map { $0 < 0.05 } == true, "the largest gap: \(gaps.max() ?? 0) s")
+        // The full rate all along: no gap of the rest interval's (0.35 s). Not a latency bound:
+        // a loaded machine stalls the reader now and then (147 ms once, in the ThreadSanitizer
+        // tier's full run), which is no return to the rest rate.
+        #expect(gaps.max().map { $0 < 0.35 / 2 } == true, "the largest gap: \(gaps.max() ?? 0) s")
 
         try await sampler.send(.unsubscribe(id: 2, stream: .accelerometer))
         #expect(try await Self.waitForRest(asker, from: &id, timeout: 10) { $0 == 0.35 }, "back to the rest rate once it left")
