@@ -164,8 +164,6 @@ public struct MagnetometerCalibrator: Sendable {
     /// The field held still over the last minute in the frame the fusion's attitude turns into:
     /// what a sphere or ellipsoid fit must not do worse at than the calibration in use. Not saved.
     public private(set) var attitudeAgreement = MagnetometerAttitudeAgreement()
-    /// The gyroscope's latest rate (device frame, rad/s, bias removed).
-    private var rate = Vector3.zero
     /// ``MagnetometerGyroscopeAgreement/closedWindows`` at the last gyroscope fit.
     private var gyroscopeFitWindows = 0
     /// How much later than the gyroscope the magnetometer's readings are, s: the lag that suits
@@ -229,7 +227,6 @@ public struct MagnetometerCalibrator: Sendable {
     /// Feeds the gyroscope's rate (device frame, rad/s, bias removed), held until the next one.
     public mutating func update(rate: Vector3) {
         agreement.update(rate: rate)
-        if rate.isFinite { self.rate = rate }
     }
 
     /// The attitude's frame restarted (the fusion restarted after a gap): readings before it are
@@ -247,7 +244,7 @@ public struct MagnetometerCalibrator: Sendable {
         observe(raw, at: time)
         if let attitude {
             // The reading describes the field `lag` seconds ago: pair it with the attitude then.
-            let angle = rate.norm * lag
+            let rate = agreement.rate ?? .zero, angle = rate.norm * lag
             attitudeAgreement.update(field: raw, attitude: angle > 0 ? attitude * Quaternion(axis: rate, angle: -angle) : attitude, at: time)
         }
         let gyroscopeFitted = state.fitAccuracy <= .low && agreement.closedWindows >= gyroscopeFitWindows + fitInterval

@@ -44,7 +44,7 @@ public struct MagnetometerGyroscopeAgreement: Sendable {
     public private(set) var closedWindows = 0
     private var current = Window()
     private var windowStart: (time: Double, field: Vector3, rate: Vector3)?
-    private var rate: Vector3?
+    private(set) var rate: Vector3?
     /// The latest reading, with the rate held when it came.
     private var lastField: (time: Double, field: Vector3, rate: Vector3)?
 

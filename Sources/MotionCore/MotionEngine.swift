@@ -160,7 +160,7 @@ public struct MotionEngine: Sendable {
     /// What to save so a restarted engine continues where this one stands.
     public var persistentState: PersistentState {
         PersistentState(gyroscopeBias: estimator.state.bias, magnetometerCalibration: calibrator.state,
-                        gyroscopeCorrection: gyroscopeCorrection, sensorLags: configuration.compensatesSensorLags ? sensorLags : nil)
+                        gyroscopeCorrection: gyroscopeCorrection, sensorLags: compensatedLags)
     }
 
     /// The frames device motion can be given in now.
@@ -197,7 +197,7 @@ public struct MotionEngine: Sendable {
                                && calibrator.calibrationNeeded,
                            gyroscopeBias: estimator.state.bias, axisCheck: axisCheck.verdict,
                            gyroscopeCorrection: gyroscopeCorrection,
-                           sensorLags: configuration.compensatesSensorLags ? sensorLags : nil)
+                           sensorLags: compensatedLags)
     }
 
     /// Feeds one sample; returns what changed that deserves a log line, if anything.
@@ -290,9 +290,12 @@ public struct MotionEngine: Sendable {
 
     /// The lags the fusion reads the accelerometer and the magnetometer at (both 0 when lags
     /// are not compensated).
-    public var sensorLags: SensorLags {
-        configuration.compensatesSensorLags ? SensorLags(accelerometer: accelerometerLag.lag, magnetometer: calibrator.lag)
-            : SensorLags(accelerometer: 0, magnetometer: 0)
+    public var sensorLags: SensorLags { compensatedLags ?? SensorLags(accelerometer: 0, magnetometer: 0) }
+
+    /// The lags learned and compensated; nil when lags are not compensated (what the saved state
+    /// and the status carry).
+    public var compensatedLags: SensorLags? {
+        configuration.compensatesSensorLags ? SensorLags(accelerometer: accelerometerLag.lag, magnetometer: calibrator.lag) : nil
     }
 
     /// ``Event/sensorLags(_:)`` when a lag moved by ``reportedLagStep`` since last reported.

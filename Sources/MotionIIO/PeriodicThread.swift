@@ -111,14 +111,14 @@ final class PeriodicThread: Sendable {
             if stopping { return }
             let now = BootClock.now()
             if now < next {
-                // Armed for the deadline itself, on the clock BootClock reads: never early.
+                // Armed for the deadline itself, on the clock BootClock reads: never early. Arming
+                // also clears an expiry not read, so the descriptor itself is never read.
                 let seconds = next.rounded(.down)
                 var deadline = itimerspec(it_interval: timespec(),
                                           it_value: timespec(tv_sec: Int(seconds), tv_nsec: min(Int(((next - seconds) * 1e9).rounded(.up)), 999_999_999)))
                 _ = timerfd_settime(timerFD, Int32(TFD_TIMER_ABSTIME), &deadline, nil)
-                if poll(&sleepers, 2, -1) > 0 {
-                    if sleepers[0].revents != 0 { _ = drain.withUnsafeMutableBytes { read(wakeFDs[0], $0.baseAddress, $0.count) } }
-                    if sleepers[1].revents != 0 { _ = drain.withUnsafeMutableBytes { read(timerFD, $0.baseAddress, 8) } }
+                if poll(&sleepers, 2, -1) > 0, sleepers[0].revents != 0 {
+                    _ = drain.withUnsafeMutableBytes { read(wakeFDs[0], $0.baseAddress, $0.count) }
                 }
                 continue
             }

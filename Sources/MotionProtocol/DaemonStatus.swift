@@ -65,10 +65,9 @@ public struct EngineFlags: Sendable, Hashable {
     /// The gyroscope axis correction in force (kernel mount-matrix text), if any.
     public var gyroscopeCorrection: String?
     /// How much later than the gyroscope's the accelerometer's and the magnetometer's samples
-    /// are, s, as the fusion reads them; nil when the daemon does not compensate them (or is
-    /// older than 0.19).
-    public var accelerometerLag: Double?
-    public var magnetometerLag: Double?
+    /// are, s, as the fusion reads them (`accelerometerLag`, `magnetometerLag` on the wire); nil
+    /// when the daemon does not compensate them (or is older than 0.19).
+    public var sensorLags: MotionEngine.SensorLags?
 
     public init(_ status: MotionEngineStatus) {
         initialized = status.initialized
@@ -80,8 +79,7 @@ public struct EngineFlags: Sendable, Hashable {
         gyroscopeBias = status.gyroscopeBias
         axisCheck = "\(status.axisCheck)"
         gyroscopeCorrection = status.gyroscopeCorrection?.text
-        accelerometerLag = status.sensorLags?.accelerometer
-        magnetometerLag = status.sensorLags?.magnetometer
+        sensorLags = status.sensorLags
     }
 
     init(_ fields: JSONFields) throws(ProtocolError) {
@@ -94,8 +92,9 @@ public struct EngineFlags: Sendable, Hashable {
         gyroscopeBias = try fields.required("gyroscopeBias", fields.vector)
         axisCheck = try fields.required("axisCheck", fields.string)
         gyroscopeCorrection = try fields.string("gyroscopeCorrection")
-        accelerometerLag = try fields.number("accelerometerLag")
-        magnetometerLag = try fields.number("magnetometerLag")
+        if let accelerometer = try fields.number("accelerometerLag"), let magnetometer = try fields.number("magnetometerLag") {
+            sensorLags = MotionEngine.SensorLags(accelerometer: accelerometer, magnetometer: magnetometer)
+        }
     }
 
     var json: String {
@@ -109,8 +108,10 @@ public struct EngineFlags: Sendable, Hashable {
         writer.field("gyroscopeBias", gyroscopeBias)
         writer.field("axisCheck", axisCheck)
         if let gyroscopeCorrection { writer.field("gyroscopeCorrection", gyroscopeCorrection) }
-        if let accelerometerLag { writer.field("accelerometerLag", accelerometerLag) }
-        if let magnetometerLag { writer.field("magnetometerLag", magnetometerLag) }
+        if let sensorLags {
+            writer.field("accelerometerLag", sensorLags.accelerometer)
+            writer.field("magnetometerLag", sensorLags.magnetometer)
+        }
         return writer.finished
     }
 }

@@ -70,9 +70,9 @@ struct Status: ParsableCommand {
         let bias = engine.gyroscopeBias
         add("", "gyroscope bias (\([bias.x, bias.y, bias.z].map { DecimalText.fixed($0, decimals: 5, plus: true) }.joined(separator: " "))) rad/s")
         add("", "axis check: \(engine.axisCheck)" + (engine.gyroscopeCorrection.map { "; gyroscope correction applied: \($0)" } ?? ""))
-        if let accelerometer = engine.accelerometerLag, let magnetometer = engine.magnetometerLag {
+        if let lags = engine.sensorLags {
             let ms = { (lag: Double) in "\(DecimalText.fixed(1000 * lag, decimals: 1)) ms" }
-            add("", "sensor lags behind the gyroscope: accelerometer \(ms(accelerometer)), magnetometer \(ms(magnetometer)) (learned from turning, 0 until then; fused as at the gyroscope's time)")
+            add("", "sensor lags behind the gyroscope: accelerometer \(ms(lags.accelerometer)), magnetometer \(ms(lags.magnetometer)) (learned from turning, 0 until then; fused as at the gyroscope's time)")
         }
         add("calibration", "\(engine.calibrationAccuracy)" + (engine.calibrationNeeded ? " (move the device in a figure eight: motionctl calibrate)" : ""))
         add("clients", "\(status.clients)")

@@ -113,7 +113,7 @@ struct ServerMessageTests {
                 Issue.record("not a status reply")
                 continue
             }
-            #expect(parsed.engine.accelerometerLag == lags && parsed.engine.magnetometerLag == lags)
+            #expect(parsed.engine.sensorLags?.accelerometer == lags && parsed.engine.sensorLags?.magnetometer == lags)
         }
     }
 
