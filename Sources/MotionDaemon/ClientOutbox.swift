@@ -48,10 +48,21 @@ final class ClientOutbox: Sendable {
     /// is not already on it and none of them is a reply (replies are the server's to write: it
     /// counts them for flow control). True when the caller must have the server write this
     /// client (it was not asked yet). Discarded once closed.
-    func deliver(_ messages: [OutgoingMessage], now: Double) -> Bool {
+    ///
+    /// A lone message for a client with nothing queued (every sample of a client that keeps
+    /// up) goes straight to the socket; it is queued only if the socket does not take all of it.
+    func deliver(_ messages: ArraySlice<OutgoingMessage>, now: Double) -> Bool {
         state.withLock { state in
             guard !state.closed else { return false }
-            for message in messages { state.queue.enqueue(message) }
+            if messages.count == 1, let message = messages.first, message.delivery != .reply,
+               !state.serverFlushPending, state.queue.isIdle {
+                let written = message.bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+                if written == message.bytes.count { return false }
+                state.queue.enqueue(message)
+                _ = state.queue.consume(max(written, 0))
+            } else {
+                for message in messages { state.queue.enqueue(message) }
+            }
             guard !state.serverFlushPending else { return false }
             if !messages.contains(where: { $0.delivery == .reply }), write(&state, now: now).result == .drained { return false }
             state.serverFlushPending = true

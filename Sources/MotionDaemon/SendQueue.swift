@@ -62,6 +62,8 @@ struct SendQueue: Sendable {
     }
 
     var isEmpty: Bool { entries.isEmpty }
+    /// Nothing queued and no drop to report: a new message would be the next thing written.
+    var isIdle: Bool { entries.isEmpty && unreported.isEmpty }
     var count: Int { entries.count }
     var queuedBytes: Int { entries.reduce(0) { $0 + $1.bytes.count } - headOffset }
 

@@ -37,8 +37,9 @@ final class SocketServer: @unchecked Sendable {
     private var listener: Int32 = -1
     private var acceptSource: DispatchSourceRead?
     private var acceptPaused = false
-    /// The connected clients' send queues: the pipeline's thread fills them directly.
-    private let outboxes = Lock<[ClientID: ClientOutbox]>([:])
+    /// The connected clients' send queues, by client number (numbers only grow, so a new one
+    /// is appended): the pipeline's thread fills them directly.
+    private let outboxes = Lock<[ClientOutbox]>([])
     private var connections: [ClientID: ClientConnection] = [:]
     /// Watches half-closed clients that still subscribe for their final hang-up.
     private let hangUps = HangUpWatch()
@@ -87,18 +88,29 @@ final class SocketServer: @unchecked Sendable {
     /// reading thread): each client's share goes into its queue and, when nothing of it waits,
     /// straight out to its socket with one write, on this thread. Only replies, and clients
     /// whose socket is full or failed, are left to one task on the server's queue.
+    ///
+    /// The shares are found without hashing (this runs for every sample and client): the
+    /// clients' messages sorted by client number, then by their place in the batch, and walked
+    /// beside the outboxes, which are kept by number.
     func deliver(_ batch: [Addressed]) {
-        var shares: [ClientID: [OutgoingMessage]] = [:]
-        var order: [ClientID] = []
-        for case .client(let id, let message) in batch {
-            if shares[id] == nil { order.append(id) }
-            shares[id, default: []].append(message)
-        }
-        let targets = outboxes.withLock { outboxes in order.map { outboxes[$0] } }
+        var items: [(id: ClientID, position: Int, message: OutgoingMessage)] = []
+        items.reserveCapacity(batch.count)
+        for case (let position, .client(let id, let message)) in batch.enumerated() { items.append((id, position, message)) }
+        guard !items.isEmpty else { return }
+        items.sort { ($0.id, $0.position) < ($1.id, $1.position) }
+        let messages = items.map(\.message)
+        let targets = outboxes.withLock { $0 }
         let now = BootClock.now()
         var wake: [ClientID] = []
-        for (id, outbox) in zip(order, targets) {
-            if let outbox, outbox.deliver(shares[id]!, now: now) { wake.append(id) }
+        var target = 0
+        var start = 0
+        while start < items.count {
+            let id = items[start].id
+            var end = start + 1
+            while end < items.count, items[end].id == id { end += 1 }
+            while target < targets.count, targets[target].id < id { target += 1 }
+            if target < targets.count, targets[target].id == id, targets[target].deliver(messages[start..<end], now: now) { wake.append(id) }
+            start = end
         }
         guard !wake.isEmpty else { return }
         queue.async { [self, wake] in
@@ -146,7 +158,7 @@ final class SocketServer: @unchecked Sendable {
             file.remove()
             hangUps.stop()
             lingering.closeAll()
-            outboxes.withLock { $0 = [:] }
+            outboxes.withLock { $0 = [] }
             let all = connections.values.sorted { $0.id < $1.id }
             connections = [:]
             for client in all {
@@ -195,7 +207,7 @@ final class SocketServer: @unchecked Sendable {
             }
             client.grant = grant
             connections[client.id] = client
-            outboxes.withLock { $0[client.id] = client.outbox }
+            outboxes.withLock { $0.append(client.outbox) }
             client.start(queue: queue, readable: { [unowned self] in readable(client) }, writable: { [unowned self] in flush(client) })
             logger.info("\(client.id) connected (\(who)): \(grant) access, \(decision.reason)", metadata: client.metadata)
             pipeline.connected(client.id, grant: grant)
@@ -364,7 +376,7 @@ final class SocketServer: @unchecked Sendable {
         guard !client.closed else { return }
         client.close()
         connections[client.id] = nil
-        outboxes.withLock { $0[client.id] = nil }
+        outboxes.withLock { $0.removeAll { $0 === client.outbox } }
         let dropped = client.outbox.totalDropped.values.reduce(0, +)
         logger.info("\(client.id) disconnected: \(reason)\(dropped > 0 ? " (\(dropped) samples dropped while it lagged)" : "")",
                     metadata: client.metadata)

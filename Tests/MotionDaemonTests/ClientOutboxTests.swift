@@ -141,6 +141,25 @@ struct ClientOutboxDirectTests {
         #expect(Self.readable(client).split(separator: "\n").count == 1)
     }
 
+    @Test("a lone sample the socket takes only in part is finished from the queue: whole lines, in order, none lost")
+    func partlyWrittenSample() throws {
+        let (daemon, client) = try Self.pair()
+        defer { close(daemon); close(client) }
+        let outbox = ClientOutbox(id: ClientID(raw: 1), fd: daemon)
+        var n = 0
+        while !outbox.deliver([Self.sample(n)], now: 0) { n += 1 } // straight out until the socket is full
+        #expect(outbox.count == 1, "the sample the socket did not take whole is queued")
+        for more in n + 1...n + 10 { #expect(!outbox.deliver([Self.sample(more)], now: 0), "queued behind it") }
+        var text = ""
+        repeat { text += Self.readable(client) } while outbox.write(now: 0).result != .drained
+        text += Self.readable(client)
+        let timestamps = try text.split(separator: "\n").map { line -> Double in
+            guard case .sample(let sample)? = try ServerMessage.parse(line: Array(line.utf8)) else { throw POSIXFailure(EINVAL) }
+            return sample.timestamp
+        }
+        #expect(timestamps == (0...n + 10).map(Double.init))
+    }
+
     @Test("a full socket hands the rest to the server once; a closed outbox writes nothing")
     func fullSocket() throws {
         let (daemon, client) = try Self.pair()

@@ -100,6 +100,34 @@ struct SocketServerTests {
         #expect(PipelineTests.eventually { server.clientCount == 0 && pipeline.currentStatusLine() == "0 clients; sensors idle" })
     }
 
+    @Test("a batch addressing several clients in any order gets each client its own messages in the batch's order; one gone is skipped")
+    func interleavedBatch() throws {
+        let served = try Served()
+        defer { served.stop() }
+        var peers: [Peer?] = []
+        for _ in 0..<3 {
+            let peer = try Peer(path: served.path)
+            guard case .hello? = try peer.next() else {
+                Issue.record("no hello")
+                return
+            }
+            peers.append(peer)
+        }
+        peers[1] = nil // client 2 leaves
+        #expect(PipelineTests.eventually { served.server.clientCount == 2 })
+        func sample(_ t: Double) -> OutgoingMessage {
+            OutgoingMessage(.sample(Sample(kind: .gyroscope, timestamp: t, vector: Vector3(0, 0, 1))))
+        }
+        let order: [(client: UInt64, t: Double)] = [(3, 1), (1, 2), (2, 3), (3, 4), (1, 5), (1, 6), (3, 7)]
+        served.server.deliver(order.map { .client(ClientID(raw: $0.client), sample($0.t)) })
+        for (index, client) in [(0, UInt64(1)), (2, UInt64(3))] {
+            let expected = order.filter { $0.client == client }.map(\.t)
+            var received: [Double] = []
+            while received.count < expected.count, case .sample(let s)? = try peers[index]?.next() { received.append(s.timestamp) }
+            #expect(received == expected, "client \(client)")
+        }
+    }
+
     @Test("garbage is answered by the server with the request's id where it can be read, and the connection goes on")
     func garbage() throws {
         let served = try Served()
