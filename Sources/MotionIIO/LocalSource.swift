@@ -129,12 +129,14 @@ public final class LocalSource: MotionSource, Sendable {
     private func take(_ events: [SourceEvent], from part: Part, _ handler: SourceHandler) {
         let (passed, replan) = state.withLock { state -> ([SourceEvent], Bool) in
             var passed: [SourceEvent] = []
+            var reported = false
             for event in events {
                 switch event {
                 case .sample(let sample):
                     if state.serving[sample.kind]?.part == part { passed.append(event) }
                 case .availability(let kind, let availability):
                     state.reported[part, default: [:]][kind] = availability
+                    reported = true
                     guard let server = state.server(of: kind) else { continue }
                     if state.serving[kind]?.part != server.part || state.serving[kind]?.availability != server.availability {
                         state.serving[kind] = server
@@ -142,8 +144,10 @@ public final class LocalSource: MotionSource, Sendable {
                     }
                 }
             }
-            let wanted = Set(state.platformRequest().periods.keys)
-            return (passed, part == .iio && wanted != state.platformKinds)
+            // Only an availability changes what the platform source is asked for (a new request
+            // replans itself): samples alone, every reading, need no look.
+            guard reported, part == .iio else { return (passed, false) }
+            return (passed, Set(state.platformRequest().periods.keys) != state.platformKinds)
         }
         if !passed.isEmpty { handler(passed) }
         if replan {

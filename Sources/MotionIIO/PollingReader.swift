@@ -7,6 +7,8 @@ import MotionSync
 /// with CLOCK_BOOTTIME: one thread per device, so a slow device (HID sensor hubs answer raw
 /// reads synchronously) never delays another, and one wake-up per reading of all its sensors.
 ///
+/// On a local device the attributes stay open and are re-read in place (``HeldAttribute``).
+///
 /// The hardware runs at `period`; the device is read every `interval` (at least `period`):
 /// the slow rest rate reads a still device a few times a second, and ``retime(interval:)``
 /// changes that without reopening anything. Every reading is delivered at once (a batching
@@ -34,6 +36,9 @@ final class PollingReader: DeviceReader {
     private struct State {
         /// One per sensor, so one failing sensor does not make another's recovery noisy.
         var episodes: [FaultEpisode]
+        /// Parallel to `channels`: on a local device each attribute's file, held open
+        /// (``HeldAttribute``); nil where libiio reads it (iiod, or a file it does not name).
+        var held: [[HeldAttribute?]]
         /// Boot time since which every read has failed, if they do.
         var failingSince: Double?
     }
@@ -44,7 +49,13 @@ final class PollingReader: DeviceReader {
         channels = sensors.map { sensor in
             sensor.axes.compactMap { axis in device.inputChannel(axis.id).map { ($0, axis.valueAttribute) } }
         }
-        state = Lock(State(episodes: Array(repeating: FaultEpisode(), count: sensors.count)))
+        let directory = device.context.isLocal ? SysfsDirectory(device: device).path : nil
+        let held = channels.map { axes in
+            axes.map { axis in
+                directory.flatMap { directory in axis.channel.filename(of: axis.attribute).map { HeldAttribute(path: "\(directory)/\($0)") } }
+            }
+        }
+        state = Lock(State(episodes: Array(repeating: FaultEpisode(), count: sensors.count), held: held))
         self.period = period
         self.output = output
         self.logger = logger
@@ -84,7 +95,7 @@ final class PollingReader: DeviceReader {
         var lastFault: ReadFault?
         for (index, (sensor, axes)) in zip(sensors, channels).enumerated() {
             do {
-                let raw = try read(axes)
+                let raw = try read(axes, held: state.held[index])
                 let sample = Sample(kind: sensor.kind, timestamp: BootClock.now(), vector: sensor.conversion.convert(raw: raw))
                 readings.append(.sample(sample))
                 anySucceeded = true
@@ -118,12 +129,12 @@ final class PollingReader: DeviceReader {
         return true
     }
 
-    private func read(_ axes: [(channel: IIOChannel, attribute: String)]) throws(ReadFault) -> Vector3 {
+    private func read(_ axes: [(channel: IIOChannel, attribute: String)], held: [HeldAttribute?]) throws(ReadFault) -> Vector3 {
         var raw = Vector3.zero
-        for (index, (channel, attribute)) in axes.enumerated() {
+        for (index, ((channel, attribute), file)) in zip(axes, held).enumerated() {
             let text: String
             do {
-                text = try channel.read(attribute)
+                text = if let file { try file.read() } else { try channel.read(attribute) }
             } catch {
                 throw .io(error)
             }

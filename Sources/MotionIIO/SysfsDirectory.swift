@@ -55,8 +55,12 @@ struct SysfsDirectory: Sendable {
         var bytes = [UInt8](repeating: 0, count: 4096)
         let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
         guard n >= 0 else { throw IIOError(code: errno, operation: "read \(path)/\(file)") }
-        let text = bytes.prefix(n).prefix(while: { $0 != 0 })
-        return String(decoding: text, as: UTF8.self).trimmingWhitespace()
+        return Self.text(bytes.prefix(n))
+    }
+
+    /// A value as read from a sysfs file: up to the first NUL, trimmed.
+    static func text(_ bytes: ArraySlice<UInt8>) -> String {
+        String(decoding: bytes.prefix(while: { $0 != 0 }), as: UTF8.self).trimmingWhitespace()
     }
 
     /// Writes `value` and a newline.

@@ -10,7 +10,7 @@ public enum SysfsNumber {
     public static func parse(_ text: String) -> Double? {
         let trimmed = text.trimmingWhitespace()
         // The kernel prints decimal only; `Double` alone would also take "0x10", "nan", "inf".
-        guard trimmed.allSatisfy({ $0.isASCII && ($0.isNumber || "+-.eE".contains($0)) }),
+        guard trimmed.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || "+-.eE".utf8.contains($0) }),
               let value = Double(trimmed), value.isFinite else { return nil }
         return value
     }
