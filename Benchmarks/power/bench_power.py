@@ -26,7 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 DEFAULT_MOTIOND = os.path.join(REPO, ".build", "release", "motiond")
 IIO_SENSOR_PROXY = "/usr/sbin/iio-sensor-proxy"
-SCENARIOS = ["desktop-rest", "desktop-moving", "desktop-dbus", "convertible-rest", "devicemotion-1",
+SCENARIOS = ["desktop-rest", "desktop-moving", "desktop-dbus", "convertible-rest", "no-client", "devicemotion-1",
              "devicemotion-10", "devicemotion-100", "batching"]
 ATTR_DIR = "sys/devices/platform/test-accel/iio:device0"
 
@@ -41,6 +41,10 @@ prints, for the daemon process only (never its clients, never umockdev-run):
                so threads that end within the window count too), difference across the
                window (each switch-in of a thread is one wake-up of the CPU for this process).
   RSS          VmRSS of the daemon at the end of the window, MiB.
+  USS          its private dirty memory at the end of the window (Private_Dirty of
+               /proc/PID/smaps_rollup), MiB: what it really spends. RSS also counts clean
+               file-backed pages (code, read-only data), which are shared with the page cache
+               and reclaimable.
   latency      desktop-rest: time from rewriting the emulated accelerometer's raw attributes
                (portrait <-> landscape) to the client receiving the new orientation; median
                and max over all steps of all runs. The steps come after the rest window, so
@@ -69,6 +73,9 @@ Scenarios:
                     in its base), motiond's client following the posture as well, as the
                     desktop's tablet-mode switch does: both accelerometers at rest. Beside it
                     iio-sensor-proxy, which reads the display's accelerometer only. No steps.
+  no-client         as desktop-rest, but the client leaves once it has its first orientation
+                    (monitor-sensor for iio-sensor-proxy, releasing its claim); measured from
+                    --settle seconds after it left: what a daemon costs with nobody to serve.
   devicemotion-N    motiond --source sim: (simulated IMU), N = 1, 10, 100 clients subscribed to
                     deviceMotion at interval 0.01, all held by one separate Python process that
                     only counts newlines.
@@ -261,7 +268,19 @@ def measure(pid, window, alive=()):
     cpu = sum(v[0] - first.get(tid, (0, 0))[0] for tid, v in latest.items())
     switches = sum(v[1] - first.get(tid, (0, 0))[1] for tid, v in latest.items())
     return {"cpu": cpu / (dt * 1e9) * 100.0, "wakeups": switches / dt,
-            "rss": rss / 1024.0, "seconds": dt}
+            "rss": rss / 1024.0, "uss": private_dirty(pid) / 1024.0, "seconds": dt}
+
+
+def private_dirty(pid):
+    """Private_Dirty of pid's mappings, KiB (smaps_rollup: one line for all of them)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Private_Dirty:"):
+                    return int(line.split()[1])
+    except OSError as error:
+        raise BenchError(f"cannot read /proc/{pid}/smaps_rollup: {error}")
+    raise BenchError(f"/proc/{pid}/smaps_rollup has no Private_Dirty line")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -610,11 +629,15 @@ def desktop(args, kind, daemon_class, moving, rng):
     mover = None
     try:
         daemon = daemon_class(args, work, convertible=True) if kind == "convertible-rest" else daemon_class(args, work)
+        alive = daemon.alive
+        if kind == "no-client":
+            CLEAN.stop(daemon.client)
+            alive = daemon.alive[:1]   # the daemon alone
         if moving:
             mover = Mover(daemon.bed, rng)
             mover.start()
         time.sleep(args.settle)
-        row = measure(daemon.bed.pid, args.window, daemon.alive)
+        row = measure(daemon.bed.pid, args.window, alive)
         if mover:
             if mover.error:
                 raise BenchError(f"moving the device failed: {mover.error}")
@@ -851,7 +874,7 @@ def main():
     if not (os.path.isfile(args.motiond) and os.access(args.motiond, os.X_OK)):
         raise BenchError(f"no motiond at {args.motiond} (make build, or --motiond PATH)")
     args.motiond = os.path.abspath(args.motiond)
-    if any(s.startswith("desktop") or s == "convertible-rest" for s in scenarios):
+    if any(s.startswith("desktop") or s in ("convertible-rest", "no-client") for s in scenarios):
         needs.append("umockdev-run")
         if "desktop-dbus" in scenarios:
             needs += ["dbus-daemon", "monitor-sensor", "stdbuf"]
@@ -877,7 +900,7 @@ def main():
     for run in range(1, args.runs + 1):
         for sc in scenarios:
             first = MotiondDBusDesktop if sc == "desktop-dbus" else MotiondDesktop
-            desktop_like = sc.startswith("desktop") or sc == "convertible-rest"
+            desktop_like = sc.startswith("desktop") or sc in ("convertible-rest", "no-client")
             daemons = [first] + ([] if args.no_proxy else [ProxyDesktop]) if desktop_like else [None]
             for cls in daemons:
                 who = cls.name if cls else "motiond"
@@ -901,10 +924,10 @@ def main():
                         extra += f", {row['lines']:.1f} lines/client/s"
                     if "batch" in row:
                         extra += f", batch gap {fmt(row['batch'], 3)} s" if row["batch"] else ", no bursts (continuous)"
-                    print(f"  CPU {row['cpu']:.3f} %, {row['wakeups']:.1f} wake-ups/s, RSS {row['rss']:.1f} MiB{extra}",
+                    print(f"  CPU {row['cpu']:.3f} %, {row['wakeups']:.1f} wake-ups/s, RSS {row['rss']:.1f} MiB, USS {row['uss']:.1f} MiB{extra}",
                           file=sys.stderr, flush=True)
 
-    header = ("| scenario | daemon | CPU % of a core | wake-ups/s | wake-ups per 10 ms | RSS MiB "
+    header = ("| scenario | daemon | CPU % of a core | wake-ups/s | wake-ups per 10 ms | RSS MiB | USS (private dirty) MiB "
               "| claim → first value | step latency median / max | lines/s per client | batch gap |")
     print()
     print(header)
@@ -913,7 +936,7 @@ def main():
         sc, who = key
         rows = results[key]
         if any("unsupported" in r for r in rows):
-            print(f"| {sc} | {who} | latency not supported by this motiond | | | | | | | |")
+            print(f"| {sc} | {who} | latency not supported by this motiond | | | | | | | | |")
             continue
         lat = [x for r in rows for x in r.get("latencies", [])]
         lat_s = f"{statistics.median(lat)*1000:.0f} / {max(lat)*1000:.0f} ms ({len(lat)} steps)" if lat else "–"
@@ -933,7 +956,7 @@ def main():
         claim_s = (f"{statistics.median(claims)*1000:.0f} ms (max {max(claims)*1000:.0f}, {len(claims)} runs)"
                    if claims else "–")
         print(f"| {sc} | {who} | {fmt(median_of(rows, 'cpu'), 3)} | {fmt(median_of(rows, 'wakeups'), 1)} | "
-              f"{fmt(w10, 2) if w10 is not None else '–'} | {fmt(median_of(rows, 'rss'), 1)} | {claim_s} | {lat_s} | {lines_s} | {batch_s} |")
+              f"{fmt(w10, 2) if w10 is not None else '–'} | {fmt(median_of(rows, 'rss'), 1)} | {fmt(median_of(rows, 'uss'), 1)} | {claim_s} | {lat_s} | {lines_s} | {batch_s} |")
     script = os.path.abspath(__file__)
     shown = os.path.relpath(script, REPO) if script.startswith(REPO + os.sep) else script
     print()

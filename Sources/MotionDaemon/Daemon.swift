@@ -150,7 +150,10 @@ public final class Daemon: Sendable {
         notifier.ready(status: pipeline.currentStatusLine())
         // Starting is over: its code need not stay resident (a tenth of a second later, so the
         // first client's requests find the common paths already faulted back).
-        lifecycle.asyncAfter(deadline: .now() + 0.1) { CodePages.release() }
+        lifecycle.asyncAfter(deadline: .now() + 0.1) {
+            CodePages.release()
+            Heap.trim()
+        }
         if let duration = options.duration {
             lifecycle.asyncAfter(deadline: .now() + duration) { [unowned self] in finish("--duration elapsed") }
         }

@@ -10,7 +10,7 @@ import MotionSync
 /// ``Publisher`` turns them into messages for the subscribers. Nothing here blocks: messages
 /// leave through non-blocking socket writes (`outbox`) or to the daemon's own subscribers,
 /// which hand anything slow to queues of their own; source reconfiguration runs on `control`,
-/// state saving on the ``EngineStateSaver``'s queue, the code-page release on `housekeeping`.
+/// state saving on the ``EngineStateSaver``'s queue, the code-page and heap release on `housekeeping`.
 ///
 /// One wake-up per burst: a source's reading thread submits a burst (a tick's readings, a
 /// buffer's scans) with `queue.sync`, so the engine, the detectors and the hand-over to the
@@ -313,7 +313,7 @@ final class Pipeline: @unchecked Sendable {
     private func followRest(_ sample: Sample) {
         let decision = restRate.follow(sample, readingBase: request.periods[.baseAccelerometer] != nil)
         // Reading /proc/self/smaps takes milliseconds: not on the sample path.
-        if decision.releaseCodePages { housekeeping.async { CodePages.release() } }
+        if decision.releaseCodePages { releaseMemory() }
         guard decision.restChanged else { return }
         updateDemand()
         restRate.scheduleCodeRelease(at: sample.timestamp, wakeInterval: request.wakeIntervals[.accelerometer])
@@ -340,6 +340,18 @@ final class Pipeline: @unchecked Sendable {
             } catch {
                 logger.error("cannot change what \(source.uri) reads: \(error)")
             }
+            // Nothing to read any more (the last client left): nothing runs until one comes,
+            // so what serving needed need not stay resident.
+            if wanted.periods.isEmpty { releaseMemory() }
+        }
+    }
+
+    /// Gives back the code pages and the heap's free pages, on `housekeeping` (reading
+    /// /proc/self/smaps takes milliseconds: never on the sample path).
+    private func releaseMemory() {
+        housekeeping.async {
+            CodePages.release()
+            Heap.trim()
         }
     }
 

@@ -40,16 +40,26 @@ enum SensorDemand {
         return batching
     }
 
-    /// `request` at rest: the accelerometers (a convertible's base one too) delivered every
-    /// `interval` seconds, when they are the only motion sensors read (a subscription that
-    /// tolerates the rest rate needs no other; light and proximity keep their own pace).
+    /// `request` at rest: the accelerometer delivered every `interval` seconds and a
+    /// convertible's base one every ``baseRestMultiple`` intervals, when they are the only
+    /// motion sensors read (a subscription that tolerates the rest rate needs no other; light
+    /// and proximity keep their own pace).
     static func resting(_ request: SourceRequest, interval: Double) -> SourceRequest {
         let motion = Set(request.periods.keys.filter(\.isMotion))
         guard interval > 0, motion.contains(.accelerometer), motion.isSubset(of: restingKinds) else { return request }
         var resting = request
-        for kind in motion { resting.wakeIntervals[kind] = interval }
+        // The base's in whole milliseconds (0.35 × 3 is 1.0499999999999998 in binary).
+        let base = (interval * baseRestMultiple * 1000).rounded() / 1000
+        for kind in motion { resting.wakeIntervals[kind] = kind == .baseAccelerometer ? base : interval }
         return resting
     }
+
+    /// How many rest intervals apart a resting convertible's base accelerometer is read. The base
+    /// lies on a table or a lap: what changes the posture moves the display (a fold turns the
+    /// lid; lifting the machine moves both), and the display's first reading that moves ends
+    /// the rest for both. Only the base moving under a display held still is seen later (up
+    /// to three intervals). The machine then wakes a third more often than a slate, not twice.
+    static let baseRestMultiple = 3.0
 
     /// The sensors that carry a convertible's hinge angle through motion and while it stands on
     /// its side: read for `hinge` subscriptions (at their interval) when the machine has both,
