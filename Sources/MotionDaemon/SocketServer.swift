@@ -11,8 +11,9 @@ import MotionSync
 ///
 /// It accepts clients, greets each through the pipeline (which knows the sensors), parses their
 /// request lines and hands valid requests to the pipeline; bad lines get an error reply here.
-/// Messages from the pipeline go straight into each client's bounded ``SendQueue`` (on the
-/// pipeline's thread) and out through non-blocking writes here, so a client that reads slowly
+/// Messages from the pipeline go to each client's ``ClientOutbox`` on the pipeline's thread:
+/// written at once when nothing of that client waits, else kept in its bounded ``SendQueue``
+/// and written here with non-blocking writes as its socket takes them, so a client that reads slowly
 /// or never only ever loses its own oldest samples, and a server that falls behind (too many
 /// clients for the machine) makes clients lose samples instead of piling up work. A client
 /// whose line exceeds the limit, or that keeps sending garbage, is told why and disconnected;

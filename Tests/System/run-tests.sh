@@ -425,7 +425,13 @@ else
     diag "iio-sensor-proxy:"; journalctl -q -o cat -u iio-sensor-proxy.service | grep -v -E 'No new data|Accel read from' | tail -25
     diag "udev: $(udevadm info -q property -p $accdir | grep IIO_SENSOR_PROXY_TYPE); triggers: $(cat /sys/bus/iio/devices/trigger*/name | tr '\n' ' ')"
 fi
-kill $peermon $peerqt 2>/dev/null; wait $peermon $peerqt 2>/dev/null
+# The desktop's own claim at rest: the Qt application alone, whose QOrientationSensor and
+# QLightSensor claim the accelerometer and the light, as a desktop's screen rotation and
+# brightness do. monitor-sensor (above) claims the compass too, which no desktop at rest does.
+kill $peermon 2>/dev/null; wait $peermon 2>/dev/null
+sleep 3
+power iio-sensor-proxy-desktop-claim-at-rest $peerpid 15
+kill $peerqt 2>/dev/null; wait $peerqt 2>/dev/null
 # From here on motiond is alone, as after the switch in the README ("Replacing iio-sensor-proxy").
 systemctl mask --runtime --now iio-sensor-proxy.service >/dev/null 2>&1
 # iio-sensor-proxy leaves its buffer enabled when it stops, and motiond, finding it so, keeps
@@ -531,11 +537,25 @@ else
     result rotate-helper FAIL "motiond-rotate: '$rotated'; $(head -c 400 /run/rotate.log | tr '\n' '|')"
 fi
 kill $rot 2>/dev/null; wait $rot 2>/dev/null
-# The desktop at rest: monitor-sensor's claim, the device still (the same window as the peer's).
+# monitor-sensor's claim, the device still (the same window as the peer's): it claims the
+# compass too, whose heading motiond fuses from the accelerometer, gyroscope and magnetometer
+# at their full rates (the peer passes on the hub's own heading).
 power motiond-dbus-claimed-at-rest $pid 15
-diag "motiond at rest: $(motionctl status 2>&1 | grep -E '^ +(accelerometer|gyroscope|magnetometer|light)|^subscriptions|^clients' | tr -s ' ' | tr '\n' '|')"
-diag "threads: $(for t in /proc/$pid/task/*; do printf '%s:%s ' "$(cat $t/comm)" "$(awk '/ctxt_switches/{s+=$2} END{print s}' $t/status)"; done)"
+restdiag() {
+    diag "motiond at rest: $(motionctl status 2>&1 | grep -E '^ +(accelerometer|gyroscope|magnetometer|light)|^subscriptions|^clients' | tr -s ' ' | tr '\n' '|')"
+    diag "threads: $(for t in /proc/$pid/task/*; do printf '%s:%s ' "$(cat $t/comm)" "$(awk '/ctxt_switches/{s+=$2} END{print s}' $t/status)"; done)"
+}
+restdiag
 kill $ours $swapmon 2>/dev/null; wait $ours $swapmon 2>/dev/null
+# The desktop's own claim at rest, as the peer's above: the Qt application alone (accelerometer
+# and light). iio-sensor-proxy left the accelerometer's buffer enabled, so motiond polls it here.
+python3 "$here/qt-sensors.py" 90 >/run/qt-rest.log 2>&1 &
+restqt=$!
+wait_for 40 grep -q '^light ' /run/qt-rest.log
+sleep 3
+power motiond-dbus-desktop-claim-at-rest $pid 15
+restdiag
+kill $restqt 2>/dev/null; wait $restqt 2>/dev/null
 
 # (k3) and back: apt installs Debian's iio-sensor-proxy again (its .deb beside this script: the
 #      guest is offline), which removes motiond-sensor-proxy: iio-sensor-proxy owns the name,
