@@ -12,8 +12,8 @@ import Glibc
 /// (`madvise(MADV_DONTNEED)`): once started, and each time the device has come to rest.
 /// Nothing is lost: a page still needed comes back on its next use from the page cache (a minor
 /// fault, no disk read while the file is cached; a few hundred of them, about a millisecond,
-/// when motion starts). A mapping with any written page (relocated data, a debugger's
-/// breakpoint) is left alone, and writable mappings are never touched. (Library pages shared
+/// when motion starts). A mapping with any page this process wrote (relocated data, a
+/// debugger's breakpoint: private copies) is left alone, and writable mappings are never touched. (Library pages shared
 /// with other processes stay in their page tables and in memory: this only stops counting
 /// them as ours.)
 enum CodePages {
@@ -37,9 +37,12 @@ enum CodePages {
             let fields = text.split(separator: " ", omittingEmptySubsequences: true)
             guard let first = fields.first else { continue }
             if first.hasSuffix(":") {
-                // A field of the current mapping: one with a written page (a breakpoint, text
-                // relocations) is left alone: dropping it would lose what was written.
-                if first == "Private_Dirty:" || first == "Anonymous:", fields.count >= 2, fields[1] != "0" { clean = false }
+                // A field of the current mapping: one with a page this process wrote (a
+                // breakpoint, text relocations: a private copy, counted as Anonymous) is left
+                // alone, as dropping it would lose what was written. Private_Dirty alone does
+                // not say that: on a root in RAM (an initramfs, a live system's tmpfs) every
+                // file page is dirty in the page cache, and stays there when unmapped.
+                if first == "Anonymous:", fields.count >= 2, fields[1] != "0" { clean = false }
                 continue
             }
             // A new mapping, `start-end perms offset dev inode path`: code or read-only data

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 @testable import MotionDaemon
 
@@ -21,5 +22,53 @@ struct CodePagesTests {
         #expect(after < before, "RssFile \(before) kB before, \(after) kB after")
         // The code this test runs next is faulted back in: nothing was lost.
         #expect((1...100).reduce(0, +) == 5050)
+    }
+
+    /// The resident kB of the mapping that holds `address` (/proc/self/smaps).
+    static func resident(at address: UnsafeRawPointer) throws -> Int {
+        // Read to the end by hand: Foundation takes one block of a /proc file (its size is 0).
+        let fd = open("/proc/self/smaps", O_RDONLY)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var all: [UInt8] = [], block = [UInt8](repeating: 0, count: 65_536)
+        while case let n = block.withUnsafeMutableBytes({ read(fd, $0.baseAddress, $0.count) }), n > 0 { all += block[0..<n] }
+        let text = String(decoding: all, as: UTF8.self)
+        var inside = false
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if let bounds = fields.first?.split(separator: "-"), bounds.count == 2,
+               let start = UInt(bounds[0], radix: 16), let end = UInt(bounds[1], radix: 16) {
+                inside = (start..<end).contains(UInt(bitPattern: address))
+            } else if inside, fields.first == "Rss:", fields.count >= 2 {
+                return try #require(Int(fields[1]))
+            }
+        }
+        throw CocoaError(.fileReadCorruptFile)
+    }
+
+    @Test("a file in RAM (tmpfs: its page-cache pages are dirty) is given back all the same; a page this process wrote stays, with what was written")
+    func fileInRAM() throws {
+        let path = "/dev/shm/motiond-code-pages-\(getpid())"
+        let fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
+        try #require(fd >= 0)
+        defer { close(fd); unlink(path) }
+        let size = 16 * 4096
+        let bytes = [UInt8](repeating: 0x5A, count: size)
+        try #require(bytes.withUnsafeBytes { write(fd, $0.baseAddress, size) } == size)
+        // Read-only, like code: every page read once.
+        let code = try #require(mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0).flatMap { $0 == MAP_FAILED ? nil : $0 })
+        defer { munmap(code, size) }
+        let readOnly = UnsafeRawPointer(code)
+        #expect((0..<16).reduce(0) { $0 + Int(readOnly.load(fromByteOffset: $1 * 4096, as: UInt8.self)) } == 16 * 0x5A)
+        // Written once, then read-only, like relocated data: a private copy of its first page.
+        let data = try #require(mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0).flatMap { $0 == MAP_FAILED ? nil : $0 })
+        defer { munmap(data, size) }
+        data.storeBytes(of: 0xA5, as: UInt8.self)
+        try #require(mprotect(data, size, PROT_READ) == 0)
+        #expect(try Self.resident(at: readOnly) == 64)
+        CodePages.release()
+        #expect(try Self.resident(at: readOnly) == 0, "the tmpfs file's pages left the resident set")
+        #expect(readOnly.load(as: UInt8.self) == 0x5A, "and come back on the next read")
+        #expect(UnsafeRawPointer(data).load(as: UInt8.self) == 0xA5, "what this process wrote is kept")
     }
 }

@@ -544,6 +544,10 @@ power motiond-dbus-claimed-at-rest $pid 15
 restdiag() {
     diag "motiond at rest: $(motionctl status 2>&1 | grep -E '^ +(accelerometer|gyroscope|magnetometer|light)|^subscriptions|^clients' | tr -s ' ' | tr '\n' '|')"
     diag "threads: $(for t in /proc/$pid/task/*; do printf '%s:%s ' "$(cat $t/comm)" "$(awk '/ctxt_switches/{s+=$2} END{print s}' $t/status)"; done)"
+    # What its resident memory is: code and other file pages, or its own (the guest keeps
+    # 15-17 MiB where the host gives the code pages back).
+    diag "memory: $(grep -E '^(Rss|Pss_Anon|Pss_File|Shared_Clean|Private_Clean|Private_Dirty):' /proc/$pid/smaps_rollup | tr -s ' ' | tr '\n' '|') heap in use: $(motionctl status 2>&1 | awk '/heap in use/{print $4, $5}')"
+    diag "largest resident mappings: $(awk '/^[0-9a-f]+-[0-9a-f]+ /{m=$2" "$6} /^Rss:/{print $2, m}' /proc/$pid/smaps | sort -rn | head -6 | tr '\n' '|')"
 }
 restdiag
 kill $ours $swapmon 2>/dev/null; wait $ours $swapmon 2>/dev/null
