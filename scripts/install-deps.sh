@@ -38,8 +38,9 @@ if [ "${1:-build}" = deb ]; then
     want="$want debhelper dpkg-dev lintian pkgconf python3 dh-python python3-all python3-setuptools pybuild-plugin-pyproject xz-utils iproute2"
 fi
 if [ "${1:-build}" = system ]; then
-    # socat speaks QMP to wake the guest from its suspend check.
-    want="$want qemu-system-x86 mmdebstrap cpio gcc libc6-dev kmod coreutils socat"
+    # socat speaks QMP to wake the guest from its suspend check; gcc-12, make and xz-utils build
+    # the software-trigger modules Debian's kernel lacks (scripts/system/build-guest.sh).
+    want="$want qemu-system-x86 mmdebstrap cpio gcc gcc-12 make xz-utils libc6-dev kmod coreutils socat"
 fi
 if [ "${1:-build}" = bench ]; then
     # iio-sensor-proxy brings monitor-sensor (the benchmark's client for it); stdbuf is coreutils.

@@ -63,7 +63,7 @@ public enum ConfigurationFile {
             throw ConfigurationError(file: file, line: nil, key: nil, message: "\(error)")
         }
         let top = try ConfigurationTable(top: document, file: file, lines: lines, known: [
-            "source", "sensors", "poll-period", "rest-interval", "mount-matrix", "declination", "location", "engine", "detectors", "socket", "access", "state", "dbus", "convertible",
+            "source", "sensors", "poll-period", "rest-interval", "mount-matrix", "declination", "location", "engine", "detectors", "socket", "access", "state", "dbus", "convertible", "iio",
         ])
         var configuration = DaemonConfiguration()
         if let source = try top.string("source", expected: "a source URI") {
@@ -126,6 +126,10 @@ public enum ConfigurationFile {
             if let postures = try table.choices("tablet-mode-postures", among: Posture.allCases.filter { $0 != .unknown }) {
                 configuration.convertible.tabletModePostures = Set(postures)
             }
+        }
+        if let table = try top.table("iio", known: ["software-trigger"]),
+           let mode = try table.choice("software-trigger", among: SoftwareTriggerMode.allCases) {
+            configuration.iio.softwareTrigger = mode
         }
         return configuration
     }

@@ -39,6 +39,7 @@ public struct ConfigurationReload: Sendable, Hashable {
         wait("mount-matrix", \.mountMatrix)
         wait("socket.path", \.socket.path)
         wait("state", \.state)
+        wait("iio", \.iio)
         self.applied = applied
         self.changed = changed
         waitingForRestart = waiting

@@ -54,6 +54,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var dbus = DBus()
     /// What a convertible's hinge drives (`[convertible]`).
     public var convertible = Convertible()
+    /// How IIO devices are read (`[iio]`).
+    public var iio = IIO()
     /// Keys the file names that an earlier release read and this one ignores, each as a line
     /// for the log naming the file, line, key and why (``ConfigurationFile/retiredDetectorKeys``).
     public var ignoredKeys: [ConfigurationError] = []
@@ -135,6 +137,16 @@ public struct DaemonConfiguration: Sendable, Hashable {
         /// runs iio-sensor-proxy keeps it; the README's "Replacing iio-sensor-proxy" makes the
         /// switch. While another process owns the name, motiond waits for it.
         public var sensorProxy = false
+
+        public init() {}
+    }
+
+    /// How IIO devices are read (`[iio]`).
+    public struct IIO: Sendable, Hashable {
+        /// `software-trigger`: whether a device that can buffer but has no trigger of its own
+        /// (a board's IMU without its interrupt line) gets an `hrtimer` software trigger.
+        /// Default `auto`.
+        public var softwareTrigger = SoftwareTriggerMode.auto
 
         public init() {}
     }

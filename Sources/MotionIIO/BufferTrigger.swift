@@ -14,6 +14,12 @@ enum BufferTrigger {
     /// None attached and no matching trigger exists.
     case none
 
+    /// Whether the trigger named `name` is the one attached.
+    func isAttached(_ name: String) -> Bool {
+        if case .attached(let attached) = self { return attached == name }
+        return false
+    }
+
     static func find(for device: IIODevice, among devices: [IIODevice]) -> BufferTrigger {
         let current: IIODevice?
         do {

@@ -99,8 +99,10 @@ final class BufferedReader: DeviceReader {
 
     /// Sets up the buffer and probes it; throws a ``Fallback`` when polling must be used.
     /// `batch` is the number of scans per wake-up of the reading thread (1: every scan as it
-    /// comes); see ``batch`` for its limit.
-    init(device: IIODevice, sensors: [SensorDescriptor], period: Double, batch: Int = 1, devices: [IIODevice], output: ReaderOutput, logger: Logger) throws(Fallback) {
+    /// comes); see ``batch`` for its limit. `softwareTrigger`, for a device without a trigger of
+    /// its own, is attached like the device's own would be (its owner removes it).
+    init(device: IIODevice, sensors: [SensorDescriptor], period: Double, batch: Int = 1, devices: [IIODevice],
+         softwareTrigger: SoftwareTrigger? = nil, output: ReaderOutput, logger: Logger) throws(Fallback) {
         self.batch = Self.limited(batch, period: period, timeout: device.context.timeout)
         self.period = period
         self.device = device
@@ -117,9 +119,19 @@ final class BufferedReader: DeviceReader {
         (clock, savedTimestampClock) = device.context.isLocal ? Self.setTimestampClock(device, logger: logger) : (nil, nil)
 
         var attached = false
-        if case .available(let trigger) = BufferTrigger.find(for: device, among: devices) {
+        let trigger = BufferTrigger.find(for: device, among: devices)
+        if case .available(let own) = trigger {
             do {
-                try device.setTrigger(trigger)
+                try device.setTrigger(own)
+                attached = true
+            } catch {
+                if let savedTimestampClock { try? device.write("current_timestamp_clock", savedTimestampClock) }
+                throw .failed(error)
+            }
+        } else if let softwareTrigger, !trigger.isAttached(softwareTrigger.name) {
+            // Made after the context was: not among its devices, so written by name.
+            do {
+                try SysfsDirectory(device: device).write("trigger/current_trigger", softwareTrigger.name)
                 attached = true
             } catch {
                 if let savedTimestampClock { try? device.write("current_timestamp_clock", savedTimestampClock) }

@@ -44,6 +44,10 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
     private var rateChanges: [String: SamplingRate.Change] = [:]
     /// Devices udevd has not processed yet, with the boot time each was first seen so.
     private var unprocessedSince: [String: Double] = [:]
+    /// The software triggers motiond made, by the device they sample: kept while the device is
+    /// read (its readers come and go with the clients' rates), removed when it is no longer
+    /// read, is lost, and at stop.
+    private var softwareTriggers: [String: SoftwareTrigger] = [:]
     private var running = false
 
     private static let minimumRetryDelay = 1.0
@@ -115,6 +119,7 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
             retry = nil
             for (_, active) in readers { active.reader.stop() }
             readers = [:]
+            removeSoftwareTriggers()
             restoreRates()
             delivery = nil
         }
@@ -173,6 +178,7 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
             active.reader.stop()
             readers[device] = nil
         }
+        removeSoftwareTriggers(keeping: Set(desired.keys))
         // What no reader will serve is announced before any reader starts: samples go out from
         // the readers' threads at once, and a client may act on the first ones (motiond
         // --count 3 exits) before hearing that another kind is missing.
@@ -233,10 +239,57 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         }
     }
 
-    /// Logs a warning once per distinct situation, so rescans do not repeat it.
-    private func report(_ key: String, _ message: String) {
+    /// Logs a warning (or another level) once per distinct situation, so rescans do not repeat it.
+    private func report(_ key: String, _ message: String, level: Logger.Level = .warning) {
         guard reported.insert(key).inserted else { return }
-        logger.warning("\(message)")
+        logger.log(level: level, "\(message)")
+    }
+
+    /// The software trigger for a device planned buffered whose buffer has no trigger of its own
+    /// (``SoftwareTrigger``), made or taken up and set to `period`; `nil` when it needs none or
+    /// none can be had (said once: the buffer is then probed, and the device polled).
+    private func softwareTrigger(for device: IIODevice, sensors: [SensorDescriptor], period: Double, among devices: [IIODevice]) -> SoftwareTrigger? {
+        let name = SoftwareTrigger.name(for: device.id)
+        switch BufferTrigger.find(for: device, among: devices) {
+        case .none: break
+        case .attached(let attached) where attached == name: break
+        default: return nil
+        }
+        if let why = discovery.withoutSoftwareTrigger(device) {
+            report("software trigger: \(why)", "devices with a buffer but no trigger of their own (\(device)) get no software trigger: \(why); their buffers are probed and they are polled", level: .notice)
+            return nil
+        }
+        do {
+            let trigger = try softwareTriggers[device.id] ?? SoftwareTrigger.make(for: device.id, roots: discovery.softwareTriggerRoots)
+            if softwareTriggers[device.id] == nil {
+                logger.info("made the hrtimer software trigger \(trigger.name) (\(trigger.device)) for \(device)", metadata: Self.metadata(device.id, sensors.map(\.kind)))
+            }
+            softwareTriggers[device.id] = trigger
+            try trigger.setPeriod(period)
+            return trigger
+        } catch {
+            report("software trigger \(device.id) \(error)", "\(device): no software trigger (\(error)); its buffer is probed and it is polled", level: .notice)
+            return nil
+        }
+    }
+
+    /// Removes the software triggers of the devices not in `keeping` (detached first, where the
+    /// device is still there).
+    private func removeSoftwareTriggers(keeping: Set<String> = []) {
+        for deviceID in softwareTriggers.keys.sorted() where !keeping.contains(deviceID) {
+            removeSoftwareTrigger(of: deviceID)
+        }
+    }
+
+    /// Removes the software trigger of one device, if it has one.
+    private func removeSoftwareTrigger(of deviceID: String) {
+        guard let trigger = softwareTriggers.removeValue(forKey: deviceID) else { return }
+        do {
+            try trigger.remove(from: deviceID, roots: discovery.softwareTriggerRoots)
+            logger.info("removed the software trigger \(trigger.name)", metadata: ["device": "\(deviceID)"])
+        } catch {
+            logger.notice("cannot remove the software trigger \(trigger.name): \(error)", metadata: ["device": "\(deviceID)"])
+        }
     }
 
     private func startReader(_ deviceID: String, sensors: [SensorDescriptor], period: Double, interval: Double, deliver: Double) {
@@ -258,12 +311,14 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         let what = sensors.map(\.kind.rawValue).joined(separator: ", ")
         var buffered: BufferedReader?
         if sensors.allSatisfy({ $0.readMode == .buffered }) {
+            let software = softwareTrigger(for: device, sensors: sensors, period: period, among: context.devices)
             do {
                 buffered = try BufferedReader(device: device, sensors: sensors, period: period,
                                               batch: BufferedReader.batch(interval: deliver, period: period),
-                                              devices: context.devices, output: output, logger: logger)
+                                              devices: context.devices, softwareTrigger: software, output: output, logger: logger)
             } catch {
                 logger.notice("\(device): \(error); polling \(what) through sysfs instead", metadata: Self.metadata(deviceID, sensors.map(\.kind)))
+                removeSoftwareTrigger(of: deviceID)
             }
         }
         let rates = buffered?.rates ?? SamplingRate.apply(period: period, to: device, sensors: sensors, exclusive: false, logger: logger)
@@ -329,6 +384,7 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         guard let active = readers[deviceID], identity == nil || active.identity === identity else { return }
         readers[deviceID] = nil
         active.reader.stop()
+        removeSoftwareTrigger(of: deviceID)
         // Gone until a rescan finds it again: not offered as present-but-idle meanwhile.
         found?.sensors.removeAll { $0.device == deviceID }
         let message: Logger.Message = "lost \(active.kinds.map(\.rawValue).sorted().joined(separator: ", ")) on \(deviceID): \(reason ?? "udev removed it"); waiting for the device to come back"
@@ -352,6 +408,8 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
 
     private func hotplug(_ event: HotplugMonitor.Event) {
         queue.assertOnQueue()
+        // Triggers carry no sensors (the ones motiond makes come and go as it reads).
+        if event.sysname.hasPrefix("trigger") { return }
         logger.debug("udev \(event.action) \(event.sysname)", metadata: ["device": "\(event.sysname)"])
         lostDevices.remove(event.sysname)
         switch event.action {

@@ -15,10 +15,24 @@ public struct SensorDiscovery: Sendable {
     /// Whether to consult udev properties (hwdb `ACCEL_MOUNT_MATRIX`, `ACCEL_LOCATION`);
     /// only meaningful for the local backend.
     public var useUdev: Bool
+    /// Whether a device that can buffer but has no trigger of its own gets an `hrtimer`
+    /// software trigger (``SoftwareTrigger``; local devices only).
+    public var softwareTrigger: SoftwareTriggerMode
+    /// Where software triggers are made (another root in tests).
+    var softwareTriggerRoots = SoftwareTrigger.Roots()
 
-    public init(overrides: [MountMatrixOverride] = [], useUdev: Bool = true) {
+    public init(overrides: [MountMatrixOverride] = [], useUdev: Bool = true, softwareTrigger: SoftwareTriggerMode = .auto) {
         self.overrides = overrides
         self.useUdev = useUdev
+        self.softwareTrigger = softwareTrigger
+    }
+
+    /// Why `device`, which has no trigger of its own, gets no software trigger; `nil` when it
+    /// gets one.
+    func withoutSoftwareTrigger(_ device: IIODevice) -> String? {
+        guard softwareTrigger == .auto else { return "software-trigger = off" }
+        guard device.context.isLocal else { return "a remote device" }
+        return SoftwareTrigger.unavailable(softwareTriggerRoots)
     }
 
     /// What discovery found.
@@ -302,7 +316,11 @@ public struct SensorDiscovery: Sendable {
         case .available(let trigger):
             return (.buffered, "scan elements, trigger \(trigger.name ?? trigger.id) will be attached" + note, trigger.name)
         case .none:
-            return (.buffered, "scan elements but no trigger found: the buffer is probed for data at start" + note, nil)
+            if let why = withoutSoftwareTrigger(device) {
+                return (.buffered, "scan elements but no trigger of its own and no software trigger (\(why)): the buffer is probed for data at start" + note, nil)
+            }
+            let name = SoftwareTrigger.name(for: device.id)
+            return (.buffered, "scan elements, no trigger of its own: the hrtimer software trigger \(name) will be made and attached" + note, name)
         }
     }
 }

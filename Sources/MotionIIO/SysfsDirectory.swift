@@ -2,7 +2,7 @@ import Glibc
 
 /// One IIO device's sysfs directory (`/sys/bus/iio/devices/iio:deviceN`), read and written
 /// file by file for what libiio 0.24 does not reach: the `events/` directory, which its local
-/// backend neither lists nor names.
+/// backend neither lists nor names, and triggers made after its context (``SoftwareTrigger``).
 ///
 /// Values are read whole, trimmed of white space and of the NUL that libiio's own writes leave
 /// behind; they are written the way `echo` writes them (truncating, with a newline), which
@@ -13,6 +13,11 @@ struct SysfsDirectory: Sendable {
 
     init(device: IIODevice) {
         path = "/sys/bus/iio/devices/\(device.id)"
+    }
+
+    /// Any sysfs directory, e.g. a trigger's.
+    init(path: String) {
+        self.path = path
     }
 
     /// The names in a subdirectory (`events`); throws ENOENT when there is none.

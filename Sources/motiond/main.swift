@@ -170,7 +170,7 @@ struct Motiond: ParsableCommand {
         }
 
         let uri = configuration.source
-        let discovery = SensorDiscovery(overrides: configuration.mountMatrix)
+        let discovery = SensorDiscovery(overrides: configuration.mountMatrix, softwareTrigger: configuration.iio.softwareTrigger)
         let made: MotionSource
         do {
             made = try SourceFactory.make(uri, discovery: discovery, replayPacing: replayFast ? .asFastAsPossible : .realtime, logger: logger)

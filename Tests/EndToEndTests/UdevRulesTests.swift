@@ -317,6 +317,42 @@ struct UdevRulesTests {
         }
     }
 
+    /// The mpu6050's I2C client as a device of its own (so SUBSYSTEMS=="i2c" matches), and a
+    /// software trigger motiond made for it, beside the chip's own trigger0.
+    static let boardDevices = #"""
+
+    P: /devices/platform/soc/i2c-1/1-0068
+    E: SUBSYSTEM=i2c
+    A: name=mpu6050\n
+
+    P: /devices/iio_sysfs_trigger/trigger1
+    E: SUBSYSTEM=iio
+    A: name=motiond-iio:device0\n
+    A: sampling_frequency=100.000000\n
+
+    """#
+
+    @Test("a chip on I2C with a buffer and a trigger slot loads iio-trig-hrtimer; the software trigger motiond made lets group motiond set its frequency, the chip's own trigger stays untouched",
+          .enabled(if: canRunUdevTest, needsUdevTest))
+    func softwareTrigger() async throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fixture = dir.appendingPathComponent("board.umockdev")
+        try (Emulation.fixtureText("mpu6050.umockdev") + Self.boardDevices).write(to: fixture, atomically: true, encoding: .utf8)
+        let run = try await Self.udevTest(fixturePath: fixture.path, ["iio:device0", "trigger0", "trigger1"].map(Self.syspath))
+        let chip = run[Self.syspath("iio:device0")]
+        Self.expectServed(chip, sensors: "accelerometer gyroscope", gid: run.motiondGID)
+        #expect(chip.runs.contains("kmod load iio-trig-hrtimer"), "\(chip.runs)")
+        Self.expectUntouched(run[Self.syspath("trigger0")])
+        let made = run[Self.syspath("trigger1")]
+        #expect(made.runs == ["/bin/sh -c 'chgrp motiond /sys/devices/iio_sysfs_trigger/trigger1/sampling_frequency; chmod g+w /sys/devices/iio_sysfs_trigger/trigger1/sampling_frequency'"],
+                "\(made.lines.joined(separator: "\n"))")
+        #expect(made.diagnostics(for: Self.rulesName).isEmpty)
+        // Without the I2C parent (a platform device's chip, a HID hub's) nothing is loaded.
+        let alone = try await Self.udevTest(fixturePath: Emulation.fixture("mpu6050.umockdev"), [Self.syspath("iio:device0")])
+        #expect(!alone[Self.syspath("iio:device0")].runs.contains { $0.contains("kmod") })
+    }
+
     // MARK: - Running the RUN command
 
     /// A shell for `umockdev-run`: for each syspath, takes the RUN command `udevadm test` printed

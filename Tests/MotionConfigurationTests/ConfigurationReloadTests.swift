@@ -23,9 +23,10 @@ struct ConfigurationReloadTests {
         new.mountMatrix = [MountMatrixOverride(device: nil, kind: .accelerometer, matrix: try MountMatrix(parsing: "0, 1, 0; 1, 0, 0; 0, 0, 1"))]
         new.socket.path = "/run/elsewhere.sock"
         new.state.path = "/var/lib/elsewhere.json"
+        new.iio.softwareTrigger = .off
         let reload = ConfigurationReload(running: running, new: new)
         #expect(reload.changed == ["declination/location", "engine", "detectors", "rest-interval", "socket.mode", "access", "dbus.sensor-proxy", "convertible"])
-        #expect(reload.waitingForRestart == ["source", "sensors", "poll-period", "mount-matrix", "socket.path", "state"])
+        #expect(reload.waitingForRestart == ["source", "sensors", "poll-period", "mount-matrix", "socket.path", "state", "iio"])
 
         var expected = new
         expected.source = running.source
@@ -34,6 +35,7 @@ struct ConfigurationReloadTests {
         expected.mountMatrix = running.mountMatrix
         expected.socket.path = running.socket.path
         expected.state = running.state
+        expected.iio = running.iio
         #expect(reload.applied == expected)
 
         let same = ConfigurationReload(running: running, new: running)
@@ -44,7 +46,7 @@ struct ConfigurationReloadTests {
     func everySettingClassified() {
         // ignoredKeys is no setting: the warnings of a read, logged at start and on a reload.
         let settings = Set(Mirror(reflecting: DaemonConfiguration()).children.compactMap(\.label)).subtracting(["ignoredKeys"])
-        let classified: Set<String> = ["trueNorth", "engine", "detectors", "restInterval", "socket", "access", "source", "sensors", "pollPeriod", "mountMatrix", "state", "dbus", "convertible"]
+        let classified: Set<String> = ["trueNorth", "engine", "detectors", "restInterval", "socket", "access", "source", "sensors", "pollPeriod", "mountMatrix", "state", "dbus", "convertible", "iio"]
         #expect(settings == classified)
         // [socket] is split: path waits for a restart, group and mode do not.
         #expect(Set(Mirror(reflecting: DaemonConfiguration.Socket()).children.compactMap(\.label)) == ["path", "group", "mode"])

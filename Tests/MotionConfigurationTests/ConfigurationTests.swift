@@ -29,7 +29,7 @@ struct ConfigurationTests {
             uncommented += 1
             return line.dropFirst()
         }.joined(separator: "\n")
-        #expect(uncommented == 58)
+        #expect(uncommented == 60)
         #expect(try ConfigurationFile.parse(settings, file: Self.file) == DaemonConfiguration())
     }
 
@@ -118,12 +118,16 @@ struct ConfigurationTests {
         [convertible]
         tablet-mode-switch = "on"
         tablet-mode-postures = ["tablet", "flat"]
+
+        [iio]
+        software-trigger = "off"
         """
         var expected = DaemonConfiguration()
         expected.source = .simulated
         expected.sensors = [.accelerometer, .gyroscope]
         expected.pollPeriod = 0.02
         expected.restInterval = 0.5
+        expected.iio.softwareTrigger = .off
         expected.trueNorth = .declination(-4.5)
         expected.mountMatrix = [
             MountMatrixOverride(device: "mpu6050", kind: .gyroscope, matrix: try MountMatrix(parsing: "0, 1, 0; 1, 0, 0; 0, 0, -1")),
@@ -264,6 +268,10 @@ struct ConfigurationTests {
         BadFile(what: "no sensors", text: "sensors = []\n", line: 1, key: "sensors", message: "expected at least one sensor"),
         BadFile(what: "bad tablet-mode switch", text: "[convertible]\ntablet-mode-switch = \"yes\"\n", line: 2, key: "convertible.tablet-mode-switch",
                 message: "expected auto, on or off, got \"yes\""),
+        BadFile(what: "bad software trigger", text: "[iio]\nsoftware-trigger = \"hrtimer\"\n", line: 2, key: "iio.software-trigger",
+                message: "expected auto or off, got \"hrtimer\""),
+        BadFile(what: "unknown [iio] key", text: "[iio]\nsoftware-triggers = \"off\"\n", line: 2, key: "iio.software-triggers",
+                message: "unknown key"),
         BadFile(what: "bad tablet-mode posture", text: "[convertible]\ntablet-mode-postures = [\"tablet\", \"folded\"]\n", line: 2,
                 key: "convertible.tablet-mode-postures", message: "expected closed, laptop, flat, tent, stand or tablet, got \"folded\""),
         BadFile(what: "bad source", text: "source = \"usb:\"\n", line: 1, key: "source", message: "unsupported source 'usb:'"),

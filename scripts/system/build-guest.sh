@@ -39,6 +39,45 @@ if [ ! -f "$kdir/unpacked/boot/vmlinuz-$kver" ]; then
 fi
 vmlinuz=$kdir/unpacked/boot/vmlinuz-$kver
 
+# ---- the software-trigger modules ---------------------------------------------------------
+# Debian's amd64 kernel leaves CONFIG_IIO_CONFIGFS, CONFIG_IIO_SW_TRIGGER and
+# CONFIG_IIO_HRTIMER_TRIGGER unset; board kernels build them. The board checks need them, so they
+# are built out of tree from Debian's own source of exactly this kernel (linux-source-6.1 at the
+# image's version) against its headers (linux-headers-KVER, with the -common part and
+# linux-kbuild-6.1's tools), all unpacked here, never installed: industrialio-configfs,
+# industrialio-sw-trigger and iio-trig-hrtimer, unchanged. The kernel does not force module
+# signatures (CONFIG_MODULE_SIG_FORCE unset), so they load, tainting it. When a package of that
+# version cannot be had, the guest goes without and the board checks test the fallback (polling,
+# said once); the reason is printed here.
+kversion=$(apt-cache show "$kpkg" | awk '/^Version:/ {print $2; exit}')
+swdir=$kdir/sw-trigger
+swmods="industrialio-configfs industrialio-sw-trigger iio-trig-hrtimer"
+build_sw_trigger() {
+    need gcc-12 gcc-12; need make make; need xz xz-utils
+    rm -rf "$swdir"; mkdir -p "$swdir/debs" "$swdir/root" "$swdir/src"
+    (cd "$swdir/debs" && apt-get download "linux-source-6.1=$kversion" "linux-headers-$kver=$kversion" \
+        "linux-headers-${kver%-*}-common=$kversion" "linux-kbuild-6.1=$kversion" >&2 2>/dev/null) || {
+        log "no linux-source-6.1, linux-headers-$kver, -common or linux-kbuild-6.1 at $kversion (the image's version): the guest has no software trigger"
+        return 1; }
+    for deb in "$swdir"/debs/linux-headers-*.deb "$swdir"/debs/linux-kbuild-*.deb; do dpkg-deb -x "$deb" "$swdir/root"; done
+    # The headers' Makefile includes the -common part by its absolute path.
+    sed -i "s|/usr/src/|$swdir/root/usr/src/|" "$swdir/root/usr/src/linux-headers-$kver/Makefile"
+    dpkg-deb --fsys-tarfile "$swdir"/debs/linux-source-6.1_*.deb | tar -xO ./usr/src/linux-source-6.1.tar.xz |
+        tar -xJ -C "$swdir/src" --strip-components=3 --wildcards 'linux-source-6.1/drivers/iio/industrialio-configfs.c' \
+            'linux-source-6.1/drivers/iio/industrialio-sw-trigger.c' 'linux-source-6.1/drivers/iio/trigger/iio-trig-hrtimer.c'
+    # The trigger's file sits one directory deeper in the tree.
+    mv "$swdir/src/trigger/iio-trig-hrtimer.c" "$swdir/src/"
+    echo "obj-m += $(echo $swmods | sed 's/\([^ ]*\)/\1.o/g')" > "$swdir/src/Kbuild"
+    make -s -C "$swdir/root/usr/src/linux-headers-$kver" M="$swdir/src" modules >&2 || {
+        log "building $swmods against linux-headers-$kver failed: the guest has no software trigger"; return 1; }
+    for m in $swmods; do cp "$swdir/src/$m.ko" "$swdir/"; done
+    rm -rf "$swdir/debs" "$swdir/root" "$swdir/src"
+}
+if [ ! -f "$swdir/iio-trig-hrtimer.ko" ]; then
+    log "building the IIO software-trigger modules for $kver from linux-source-6.1 $kversion"
+    build_sw_trigger || true
+fi
+
 # ---- packages ----------------------------------------------------------------------------
 # iio-sensor-proxy (and its monitor-sensor): the peer motiond must coexist with, and the D-Bus
 # client motiond's net.hadess.SensorProxy face is tried with; python3 runs the Python example;
@@ -60,8 +99,8 @@ for bin in "$@"; do
 done
 pkgs=$(printf '%s\n' $pkgs | sort -u | tr '\n' ' ')
 # Bump when the way the root is made changes (the key then names a new cached root).
-layout=3
-key=$(printf '%s\n' "$layout" "$suite" "$kver" "$pkgs" | sha256sum | cut -c1-16)
+layout=4
+key=$(printf '%s\n' "$layout" "$suite" "$kver" "$pkgs" "$(cat "$swdir"/*.ko 2>/dev/null | sha256sum)" | sha256sum | cut -c1-16)
 rdir=$cache/root-$suite-$kver-$key
 if [ ! -f "$rdir/root.cpio" ]; then
     log "building the guest root ($suite, packages: $pkgs)"
@@ -77,14 +116,16 @@ if [ ! -f "$rdir/root.cpio" ]; then
     # 390 MB): everything under drivers/hid, drivers/iio, plus what they depend on; depmod gives
     # udev the aliases, so modprobe loads hid-sensor-* when the uhid device appears. uinput is
     # the device behind motiond's tablet-mode switch, evdev gives it its /dev/input/event node;
-    # i2c-stub and i2c-dev are the board checks' I2C bus and its registers' door.
+    # i2c-stub and i2c-dev are the board checks' I2C bus and its registers' door; configfs is
+    # what the software-trigger modules (above) create their triggers in.
     msrc=$kdir/unpacked/lib/modules/$kver
     mdst=$tree/usr/lib/modules/$kver
     mkdir -p "$mdst"
     cp "$msrc"/modules.order "$msrc"/modules.builtin "$msrc"/modules.builtin.modinfo "$mdst"/
     list=$(cd "$msrc" && find kernel/drivers/hid kernel/drivers/iio -name '*.ko*'
            find kernel/drivers/input -name 'uinput.ko*' -o -name 'evdev.ko*'
-           find kernel/drivers/i2c -name 'i2c-stub.ko*' -o -name 'i2c-dev.ko*')
+           find kernel/drivers/i2c -name 'i2c-stub.ko*' -o -name 'i2c-dev.ko*'
+           find kernel/fs/configfs -name 'configfs.ko*')
     while [ -n "$list" ]; do
         next=""
         for m in $list; do
@@ -97,6 +138,11 @@ if [ ! -f "$rdir/root.cpio" ]; then
         done
         list=$next
     done
+    # The software-trigger modules (above), where Debian puts what it does not ship.
+    if [ -f "$swdir/iio-trig-hrtimer.ko" ]; then
+        mkdir -p "$mdst/updates/iio"
+        for m in $swmods; do cp "$swdir/$m.ko" "$mdst/updates/iio/"; done
+    fi
     depmod -b "$tree" "$kver"
     # systemd as PID 1 straight from the initramfs: the kernel needs /dev/console for init's stdio.
     rm -f "$tree/dev/console"; mknod -m 600 "$tree/dev/console" c 5 1
