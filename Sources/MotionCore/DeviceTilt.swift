@@ -22,18 +22,20 @@ public enum DeviceTilt: String, Sendable, Hashable, Codable, CaseIterable {
     }
 
     /// iio-sensor-proxy's string for the same reading (`vertical`, `tilted-up`, `tilted-down`,
-    /// `face-up`, `face-down`). Its tilt takes a reading with z > 0 as facing up (the frame its
-    /// tests and clients use: x and y with the gravity sign, z with the accelerometer's own,
-    /// i.e. Android's frame turned 180° about z), motiond's the gravity sign on all three axes
-    /// (Core Motion's): the same reading is up to one and down to the other, so up and down
-    /// swap here and the D-Bus face shows what iio-sensor-proxy shows on the same device.
-    public var iioSensorProxyName: String {
-        switch self {
-        case .vertical: return "vertical"
-        case .tiltedUp: return "tilted-down"
-        case .tiltedDown: return "tilted-up"
-        case .faceUp: return "face-down"
-        case .faceDown: return "face-up"
+    /// `face-up`, `face-down`). Its tilt takes the kernel's z through the mount matrix, > 0 as
+    /// facing up (the frame its tests and clients use: x and y with the gravity sign, z with the
+    /// accelerometer's own, i.e. Android's frame turned 180° about z). motiond has the gravity
+    /// sign on all three axes (Core Motion's): on a chip that reports the specific force
+    /// (`specificForce`, every IIO driver but a HID hub's) it negated the kernel's z, so both say
+    /// the same; a HID hub reports the gravity vector, which iio-sensor-proxy reads upside down:
+    /// there up and down swap, and the D-Bus face shows what iio-sensor-proxy shows.
+    public func iioSensorProxyName(specificForce: Bool) -> String {
+        switch (self, specificForce) {
+        case (.vertical, _): return "vertical"
+        case (.tiltedUp, true), (.tiltedDown, false): return "tilted-up"
+        case (.tiltedDown, true), (.tiltedUp, false): return "tilted-down"
+        case (.faceUp, true), (.faceDown, false): return "face-up"
+        case (.faceDown, true), (.faceUp, false): return "face-down"
         }
     }
 }

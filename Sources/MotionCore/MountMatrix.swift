@@ -75,7 +75,39 @@ public struct MountMatrix: Sendable, Hashable, Codable, CustomStringConvertible 
     public var proper: MountMatrix {
         guard !isProper else { return self }
         let r = matrix.rows
-        return MountMatrix(validated: Matrix3(rows: r[0], r[1], -r[2]))
+        return MountMatrix(validated: Matrix3(rows: r[0], r[1], .zero - r[2]))
+    }
+
+    /// The improper matrix to use for a specific-force accelerometer: this one if improper,
+    /// otherwise this one with its z row negated. Its x and y rows are the given ones — what
+    /// desktop software checked — and its z row turns the chip's specific force (+1 g up) into
+    /// the gravity vector (−1 g up, lying face up): the matrix is the negation of the proper
+    /// rotation ``negated`` gives, in which the chip's gyroscope and magnetometer are read.
+    public var improper: MountMatrix {
+        guard isProper else { return self }
+        let r = matrix.rows
+        return MountMatrix(validated: Matrix3(rows: r[0], r[1], .zero - r[2]))
+    }
+
+    /// This matrix with every entry negated (the determinant changes sign).
+    public var negated: MountMatrix {
+        let r = matrix.rows
+        // 0 − x, not −x: no negative zeros in the text form.
+        return MountMatrix(validated: Matrix3(rows: .zero - r[0], .zero - r[1], .zero - r[2]))
+    }
+
+    /// The matrix to read a `kind` sensor through when this one is given for it (hwdb, sysfs,
+    /// the configuration), read as iio-sensor-proxy and the desktop read matrices: an
+    /// accelerometer's x and y after it carry the gravity vector's sign. A chip that reports the
+    /// gravity vector (a HID sensor hub) is read through the matrix made proper. One that reports
+    /// the specific force (every other IIO driver: +1 g on the up axis) is read, for an
+    /// accelerometer, through the matrix made improper — x and y as given, z turning the
+    /// specific force into the gravity vector — and for a gyroscope or magnetometer through that
+    /// negated: the proper rotation of one right-handed frame in which gravity turns as the
+    /// gyroscope says.
+    public func applied(for kind: SensorKind, specificForce: Bool) -> MountMatrix {
+        guard specificForce else { return proper }
+        return kind == .accelerometer || kind == .baseAccelerometer ? improper : improper.negated
     }
 
     /// Device-frame vector for a chip-frame vector.

@@ -36,7 +36,7 @@ struct SensorProxyModel: Sendable {
                 state.accelerometerOrientation = upright ?? "undefined"
                 readings.insert(.accelerometer)
             case .event(.tilt(let tilt, _)):
-                state.accelerometerTilt = tilt.iioSensorProxyName
+                state.accelerometerTilt = tilt.iioSensorProxyName(specificForce: available[.accelerometer]?.specificForce == true)
             case .sample(let sample) where sample.kind == .light:
                 // IIO illuminance is in lux; a hwmon sensor's level is in iio-sensor-proxy's
                 // "vendor" unit (its availability says so).

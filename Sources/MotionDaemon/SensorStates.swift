@@ -57,7 +57,8 @@ struct SensorStates: Sendable {
                            period: availability.isAvailable ? period : nil,
                            restInterval: availability.isAvailable && kind.isMotion ? request.wakeIntervals[kind] : nil,
                            location: availability.isAvailable ? availability.location : nil,
-                           unit: availability.isAvailable ? availability.unit : nil)
+                           unit: availability.isAvailable ? availability.unit : nil,
+                           specificForce: availability.isAvailable && (kind == .accelerometer || kind == .baseAccelerometer) && availability.specificForce)
     }
 
     /// Every sensor's state.

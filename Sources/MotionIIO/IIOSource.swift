@@ -343,7 +343,8 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         // Availability is announced before the first sample can arrive.
         for sensor in sensors {
             setAvailability(sensor.kind, SensorAvailability(isAvailable: true, reason: "reading \(sensor.summary)", mode: reader.mode,
-                                                                 location: sensor.location, period: delivered(sensor)))
+                                                                 location: sensor.location, period: delivered(sensor),
+                                                                 specificForce: sensor.mountMatrix.specificForce))
         }
         do {
             try reader.start()
@@ -453,7 +454,8 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         for kind in SensorKind.allCases where !starting.contains(kind) && !readers.values.contains(where: { $0.kinds.contains(kind) }) {
             if request.periods[kind] == nil, let sensor = found?.primary(kind) {
                 // Present but not requested: available, idle (no mode).
-                setAvailability(kind, SensorAvailability(isAvailable: true, reason: "found \(sensor.summary), idle", location: sensor.location))
+                setAvailability(kind, SensorAvailability(isAvailable: true, reason: "found \(sensor.summary), idle", location: sensor.location,
+                                                         specificForce: sensor.mountMatrix.specificForce))
             } else {
                 // Why it is missing stays what it was (a removal, a failing device).
                 let reason = availability[kind].flatMap { $0.isAvailable ? nil : $0.reason } ?? "no \(kind) found on \(uri)"

@@ -55,15 +55,19 @@ public struct SensorAvailability: Sendable, Hashable {
     /// The unit of the sensor's values when it is not its kind's (``SensorKind/unit``): `vendor`
     /// for a hwmon light sensor (``PlatformSensor``).
     public var unit: String?
+    /// Whether the sensor's chip reports the specific force, read with its z negated
+    /// (``SensorDescriptor/MountMatrixChoice/specificForce``).
+    public var specificForce: Bool
 
     public init(isAvailable: Bool, reason: String, mode: ReadMode? = nil, location: SensorLocation? = nil, period: Double? = nil,
-                unit: String? = nil) {
+                unit: String? = nil, specificForce: Bool = false) {
         self.isAvailable = isAvailable
         self.reason = reason
         self.mode = mode
         self.location = location
         self.period = period
         self.unit = unit
+        self.specificForce = specificForce
     }
 }
 

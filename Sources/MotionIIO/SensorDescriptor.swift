@@ -54,8 +54,12 @@ public struct SensorDescriptor: Sendable, Hashable, Codable {
         public var source: String
         /// The matrix as found, before any correction.
         public var given: String
-        /// True when `given` was improper and its z row was negated.
+        /// True when `given` was improper and its z row was negated (a HID sensor hub's).
         public var correctedImproper: Bool
+        /// True for a chip that reports the specific force (every driver but a HID sensor
+        /// hub's): the accelerometer's matrix is `given` made improper (its z row negated if it
+        /// was proper), the gyroscope's and magnetometer's that negated (``SensorDiscovery``).
+        public var specificForce: Bool
         /// Rejected candidates and corrections, one sentence each.
         public var notes: [String]
     }

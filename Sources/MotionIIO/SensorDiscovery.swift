@@ -170,7 +170,7 @@ public struct SensorDiscovery: Sendable {
             offset = .zero
         }
         let matrix = kind.isMotion ? resolveMountMatrix(kind, on: device, channel: channels.first, udev: udev)
-            : (.identity, .init(source: "none (not a motion sensor)", given: MountMatrix.identity.description, correctedImproper: false, notes: []))
+            : (.identity, .init(source: "none (not a motion sensor)", given: MountMatrix.identity.description, correctedImproper: false, specificForce: false, notes: []))
         let plan = axes.contains(where: { $0.valueAttribute == "input" })
             ? (mode: ReadMode.polling, reason: "only the processed \(axes.map { "\($0.channel)_input" }.joined(separator: ", ")): sysfs polling", trigger: nil)
             : planReadMode(device, channels: channels, devices: devices)
@@ -233,7 +233,12 @@ public struct SensorDiscovery: Sendable {
         return nil
     }
 
+    /// The matrix in force for `kind` on `device` and where it came from: the first source that
+    /// parses, read by ``MountMatrix/applied(for:specificForce:)`` — a HID sensor hub reports
+    /// the gravity vector (its improper matrix has its z row negated, with a note), every other
+    /// driver the specific force.
     private func resolveMountMatrix(_ kind: SensorKind, on device: IIODevice, channel: IIOChannel?, udev: UdevDevice?) -> (applied: MountMatrix, choice: SensorDescriptor.MountMatrixChoice) {
+        let specificForce = !Self.reportsGravityVector(device)
         var notes: [String] = []
         var candidates: [(source: String, parse: () throws -> MountMatrix, text: String)] = []
         for override in overrides where override.matches(device, kind: kind) {
@@ -251,20 +256,33 @@ public struct SensorDiscovery: Sendable {
             guard let text = try? device.read(attribute) else { continue }
             candidates.append(("sysfs \(attribute)", { try MountMatrix(parsing: text) }, text))
         }
+        func choice(_ matrix: MountMatrix, source: String, given: String) -> (applied: MountMatrix, choice: SensorDescriptor.MountMatrixChoice) {
+            if specificForce {
+                return (matrix.applied(for: kind, specificForce: true), .init(source: source, given: given, correctedImproper: false, specificForce: true, notes: notes))
+            }
+            guard !matrix.isProper else {
+                return (matrix, .init(source: source, given: given, correctedImproper: false, specificForce: false, notes: notes))
+            }
+            let applied = matrix.proper
+            notes.append("\(source) '\(given)' is improper (determinant \(SysfsNumber.format(matrix.matrix.determinant))): negated its z row to keep the device frame right-handed, giving '\(applied)'")
+            return (applied, .init(source: source, given: given, correctedImproper: true, specificForce: false, notes: notes))
+        }
         for candidate in candidates {
             do {
-                let matrix = try candidate.parse()
-                var applied = matrix
-                if !matrix.isProper {
-                    applied = matrix.proper
-                    notes.append("\(candidate.source) '\(candidate.text)' is improper (determinant \(SysfsNumber.format(matrix.matrix.determinant))): negated its z row to keep the device frame right-handed, giving '\(applied)'")
-                }
-                return (applied, .init(source: candidate.source, given: candidate.text, correctedImproper: !matrix.isProper, notes: notes))
+                return choice(try candidate.parse(), source: candidate.source, given: candidate.text)
             } catch {
                 notes.append("rejected \(candidate.source) '\(candidate.text)': \(error)")
             }
         }
-        return (.identity, .init(source: "default (identity)", given: MountMatrix.identity.description, correctedImproper: false, notes: notes))
+        return choice(.identity, source: "default (identity)", given: MountMatrix.identity.description)
+    }
+
+    /// Whether a device reports the gravity vector (−1 g up) rather than the specific force: a
+    /// HID sensor hub's (hid-sensor-accel-3d, -gyro-3d, -magn-3d: `accel_3d`, `gravity`, …, on a
+    /// `HID-SENSOR-…` device), as Windows has it.
+    static func reportsGravityVector(_ device: IIODevice) -> Bool {
+        if let name = device.name, name.hasSuffix("_3d") || name == "gravity" { return true }
+        return device.context.isLocal && SysfsDirectory(device: device).isHIDSensor
     }
 
     private func resolveLocation(_ device: IIODevice, udev: UdevDevice?) -> (value: SensorLocation, source: String) {

@@ -88,6 +88,11 @@ public struct SensorListing: Sendable, Codable {
             if sensor.kind.isMotion {
                 out += "  mount matrix \(c.mountMatrix) from \(sensor.mountMatrix.source)"
                 if sensor.mountMatrix.correctedImproper { out += " (improper '\(sensor.mountMatrix.given)', z row negated)" }
+                if sensor.mountMatrix.specificForce {
+                    out += sensor.kind == .accelerometer || sensor.kind == .baseAccelerometer
+                        ? " (given '\(sensor.mountMatrix.given)'; specific force: x and y as given, z for the gravity vector)"
+                        : " (given '\(sensor.mountMatrix.given)'; a specific-force chip's: the given negated, made proper)"
+                }
                 out += "\n"
                 for note in sensor.mountMatrix.notes { out += "               note: \(note)\n" }
             }

@@ -19,9 +19,13 @@ public struct SensorState: Sendable, Hashable {
     /// light sensor whose `lux` field carries a level of 0–100 (a hwmon sensor such as
     /// applesmc's), not lux.
     public var unit: String?
+    /// An accelerometer whose chip reports the specific force (+1 g on the up axis: every IIO
+    /// driver but a HID sensor hub's), its z turned into the gravity vector's sign by motiond
+    /// (docs/SENSORS.md, "Axes"); written only when true.
+    public var specificForce: Bool
 
     public init(available: Bool, reason: String, mode: String? = nil, period: Double? = nil, restInterval: Double? = nil,
-                location: SensorLocation? = nil, unit: String? = nil) {
+                location: SensorLocation? = nil, unit: String? = nil, specificForce: Bool = false) {
         self.available = available
         self.reason = reason
         self.mode = mode
@@ -29,6 +33,7 @@ public struct SensorState: Sendable, Hashable {
         self.restInterval = restInterval
         self.location = location
         self.unit = unit
+        self.specificForce = specificForce
     }
 
     /// The fields, as written into `hello`, `status` and `availability` messages.
@@ -40,6 +45,7 @@ public struct SensorState: Sendable, Hashable {
         if let restInterval { writer.field("restInterval", restInterval) }
         if let location { writer.field("location", location.rawValue) }
         if let unit { writer.field("unit", unit) }
+        if specificForce { writer.field("specificForce", true) }
     }
 
     var json: String {

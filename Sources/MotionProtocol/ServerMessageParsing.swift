@@ -152,7 +152,7 @@ extension SensorState {
         self.init(available: try fields.required("available", fields.bool), reason: try fields.required("reason", fields.string),
                   mode: try fields.string("mode"), period: try fields.number("period"),
                   restInterval: try fields.number("restInterval"), location: try fields.named("location", SensorLocation.self),
-                  unit: try fields.string("unit"))
+                  unit: try fields.string("unit"), specificForce: try fields.bool("specificForce") ?? false)
     }
 }
 

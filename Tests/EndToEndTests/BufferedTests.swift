@@ -151,10 +151,10 @@ struct BufferedTests {
         // motiond says is the 19.2 ms the samples come at (issue 16, item 3).
         #expect(output.availabilityPeriods("accelerometer").first.map { abs($0 - 1.0 / 52) < 1e-9 } == true, "\(output.availabilityPeriods("accelerometer"))")
         #expect(output.stderr.contains("reading accelerometer from iio:device0 (lsm6dsl_accel), buffered, every 19.2 ms"), "\(output.stderr)")
-        // raw (512, 1672, −16000 + i) × 0.000598, M = diag(−1, −1, 1)
+        // raw (512, 1672, −16000 + i) × 0.000598, M = diag(−1, −1, 1) made improper: diag(−1, −1, −1)
         for (i, sample) in accel.enumerated() {
             #expect(abs(sample.x - -512 * 0.000598 / Self.g) < 1e-12)
-            #expect(abs(sample.z - Double(-16000 + i) * 0.000598 / Self.g) < 1e-12)
+            #expect(abs(sample.z - Double(16000 - i) * 0.000598 / Self.g) < 1e-12)
             #expect(abs(sample.timestamp - (9 + Double(i) * 0.019230769)) < 1e-9)
         }
     }
@@ -176,9 +176,10 @@ struct BufferedTests {
             after: "tr -d '\\000' < /sys/bus/iio/devices/iio:device0/buffer/enable")
         #expect(output.availability("accelerometer").first?.mode == "buffered")
         #expect(output.stderr.contains("left enabled by a program that is gone; taking it over"))
-        // The scripted scans, not polled values: raw z 2000 × 0.000598 ÷ g.
+        // The scripted scans, not polled values: raw z 2000 × 0.000598 ÷ g, the specific force
+        // turned into the gravity vector.
         let first = try #require(output.samples("accelerometer").first)
-        #expect(abs(first.z - 2000 * 0.000598 / Self.g) < 1e-12)
+        #expect(abs(first.z - -2000 * 0.000598 / Self.g) < 1e-12)
         #expect(first.timestamp == 3)
         #expect(output.stdout.components(separatedBy: "--- after ---\n").last?.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
     }

@@ -93,6 +93,16 @@ struct ConvertibleTests {
         }
     }
 
+    /// What a chip reads for `value` in the device frame when motiond reads it through `matrix`
+    /// (as the kernel writes it): a HID hub's through the matrix made proper; any other chip,
+    /// which reports the specific force, its accelerometer through the matrix made improper and
+    /// its gyroscope through that negated (SensorDiscovery). The matrices here are orthogonal.
+    static func chip(_ value: Vector3, matrix: String = "1, 0, 0; 0, 1, 0; 0, 0, 1", accelerometer: Bool = true, hid: Bool = false) throws -> Vector3 {
+        let given = try MountMatrix(parsing: matrix)
+        let applied = hid ? given.proper : accelerometer ? given.improper : given.improper.negated
+        return applied.matrix.transposed * value
+    }
+
     /// A cros-ec gyroscope block (as `cros-ec-gyro` exposes one) at `syspath`, `location`, its
     /// chip mounted with `matrix` (sysfs `mount_matrix`); scale: 1000 a rad/s.
     static func crosGyroscope(_ syspath: String, number: Int, location: String, matrix: String) -> String {
@@ -228,8 +238,9 @@ extension HotplugTests {
     /// The two sysfs layouts of a convertible's accelerometers: a Chromebook's cros-ec pair
     /// (the base by its `location` attribute) and a HID sensor hub's two `accel_3d` (the base
     /// by udev's `ACCEL_LOCATION`, as the hwdb gives it; read by polling here, buffered on the
-    /// real kernel in `make check-system`). Either way the base chip sits turned half about z,
-    /// which its hwdb `ACCEL_MOUNT_MATRIX` undoes; both read 1000 counts a G.
+    /// real kernel in `make check-system`). Either way the base has the hwdb
+    /// `ACCEL_MOUNT_MATRIX` diag(−1, −1, 1): the hub's chip sits turned half about z; the cros-ec
+    /// chips report the specific force, which that matrix's x and y undo; both read 1000 counts a G.
     enum ConvertibleLayout: String, CaseIterable, Sendable {
         case crosEC, hid
 
@@ -248,7 +259,14 @@ extension HotplugTests {
         }
 
         static let hub = "/devices/pci0000:00/0000:00:13.0/{33AECD58-B679-4E54-9BD9-A04D34F0C226}/001F:8087:0AC2.0001"
-        static let turned = "ACCEL_MOUNT_MATRIX=-1, 0, 0; 0, -1, 0; 0, 0, 1"
+        static let turnedMatrix = "-1, 0, 0; 0, -1, 0; 0, 0, 1"
+        static let turned = "ACCEL_MOUNT_MATRIX=\(turnedMatrix)"
+
+        /// Writes the lid's and the base's readings (device frames, G) as the chips read them.
+        func set(_ testbed: Testbed, display: Vector3, base: Vector3) throws {
+            ConvertibleTests.set(testbed, lid, try ConvertibleTests.chip(display, hid: self == .hid))
+            ConvertibleTests.set(testbed, self.base, try ConvertibleTests.chip(base, matrix: Self.turnedMatrix, hid: self == .hid))
+        }
 
         func devices() throws -> String {
             switch self {
@@ -276,14 +294,12 @@ extension HotplugTests {
     func convertibleFold(_ layout: ConvertibleLayout) async throws {
         let testbed = Testbed()
         try testbed.add(try layout.devices())
-        // Each stop of the simulated fold, out and back, as its readings (0.01 G of noise); the
-        // chip under the base reads (−x, −y, z) of what the base frame does.
+        // Each stop of the simulated fold, out and back, as its readings (0.01 G of noise).
         let steps = SimulatedConvertible.Scenario.fold(turn: 0, hold: 1)
         var machine = SimulatedConvertible(steps: steps, gyroscopeNoise: 0)
         func pose(at time: Double) {
             let readings = machine.readings(at: time)
-            ConvertibleTests.set(testbed, layout.lid, readings.display)
-            ConvertibleTests.set(testbed, layout.base, Vector3(-readings.base.x, -readings.base.y, readings.base.z))
+            try? layout.set(testbed, display: readings.display, base: readings.base)
         }
         // Closed on a table before motiond looks.
         pose(at: 0.5)
@@ -324,8 +340,7 @@ extension HotplugTests {
             let side = SimulatedConvertible.Step(hinge: 360, baseAttitude: SimulatedConvertible.onItsSide, turn: 0, hold: 1)
             var standing = SimulatedConvertible(steps: [side], gyroscopeNoise: 0)
             let readings = standing.readings(at: 0.5)
-            ConvertibleTests.set(testbed, layout.lid, readings.display)
-            ConvertibleTests.set(testbed, layout.base, Vector3(-readings.base.x, -readings.base.y, readings.base.z))
+            try layout.set(testbed, display: readings.display, base: readings.base)
             #expect(await MotionClientTests.poll(timeout: 5) { angles.values.last?.accuracy == .held }, "\(String(describing: angles.values.last))")
             try await Task.sleep(for: .milliseconds(500))
             #expect(postures.values.last == .tablet && abs((angles.values.last?.degrees ?? 0) - 360) < 2)
@@ -358,23 +373,24 @@ extension HotplugTests {
         let hub = "/sys/devices/platform/GOOG0004:00/cros-ec-dev.1.auto/cros-ec-sensorhub.2.auto"
         let baseGyroscope = "\(hub)/cros-ec-gyro.5.auto/iio:device4", lidGyroscope = "\(hub)/cros-ec-gyro.6.auto/iio:device5"
         let testbed = Testbed()
-        // The base's gyroscope chip sits turned half about z, which its sysfs mount matrix undoes.
+        // The base's gyroscope has the sysfs mount matrix diag(−1, −1, 1), the lid's the identity.
         try testbed.add(base + "\n\n" + lid + "\n\n"
             + ConvertibleTests.crosGyroscope(String(baseGyroscope.dropFirst(4)), number: 4, location: "base", matrix: "-1, 0, 0; 0, -1, 0; 0, 0, 1")
             + "\n" + ConvertibleTests.crosGyroscope(String(lidGyroscope.dropFirst(4)), number: 5, location: "lid", matrix: "1, 0, 0; 0, 1, 0; 0, 0, 1"))
         var machine = SimulatedConvertible(steps: [.init(hinge: 180, baseAttitude: SimulatedConvertible.onTable, turn: 0, hold: 1)],
                                            accelerometerNoise: 0, gyroscopeNoise: 0)
-        func pose() {
+        func pose() throws {
             let readings = machine.readings(at: 0.5)
-            ConvertibleTests.set(testbed, ConvertibleTests.crosLid, readings.display)
-            ConvertibleTests.set(testbed, ConvertibleTests.crosBase, readings.base)
+            ConvertibleTests.set(testbed, ConvertibleTests.crosLid, try ConvertibleTests.chip(readings.display))
+            ConvertibleTests.set(testbed, ConvertibleTests.crosBase, try ConvertibleTests.chip(readings.base))
         }
-        func turnBase(_ rate: Double) {
-            // The chip reads −x of the base frame.
-            testbed.setAttribute(baseGyroscope, "in_anglvel_x_raw", "\(Int((-rate * 1000).rounded()))\n")
+        func turnBase(_ rate: Double) throws {
+            // The base turns about its x axis: what the chip reads through its matrix.
+            let raw = try ConvertibleTests.chip(Vector3(rate, 0, 0), matrix: "-1, 0, 0; 0, -1, 0; 0, 0, 1", accelerometer: false)
+            testbed.setAttribute(baseGyroscope, "in_anglvel_x_raw", "\(Int((raw.x * 1000).rounded()))\n")
         }
         // Flat on a table.
-        pose()
+        try pose()
         let daemon = try ServedDaemon(["--source", "local:", "--no-config"], environment: testbed.environment)
         defer { _ = daemon.stop() }
         let client = try await daemon.connect()
@@ -403,13 +419,13 @@ extension HotplugTests {
         // a second (opening it further: dθ/dt = ω_base.x − ω_display.x): the angle follows, ~57°.
         machine = SimulatedConvertible(steps: [.init(hinge: 180, baseAttitude: SimulatedConvertible.onItsSide, turn: 0, hold: 1)],
                                        accelerometerNoise: 0, gyroscopeNoise: 0)
-        pose()
+        try pose()
         #expect(await MotionClientTests.poll(timeout: 5) { angles.values.last?.accuracy == .low }, "\(String(describing: angles.values.last))")
         try await Task.sleep(for: .milliseconds(300))
         #expect(angles.values.last.map { abs($0.degrees - 180) < 2 && $0.accuracy == .low } == true, "\(String(describing: angles.values.last))")
-        turnBase(1)
+        try turnBase(1)
         try await Task.sleep(for: .seconds(1))
-        turnBase(0)
+        try turnBase(0)
         try await Task.sleep(for: .milliseconds(300))
         let carried = try #require(angles.values.last)
         #expect(abs(carried.degrees - (180 + 57.3)) < 15 && carried.accuracy == .low, "\(carried)")

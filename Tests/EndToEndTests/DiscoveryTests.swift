@@ -44,8 +44,12 @@ struct DiscoveryTests {
         #expect(gyro.conversion.scale.z == 0.001064724)
         #expect(accel.mountMatrix.source == "sysfs in_accel_mount_matrix")
         #expect(gyro.mountMatrix.source == "sysfs in_anglvel_mount_matrix")
-        // "0, 1, 0; -1, 0, 0; 0, 0, 1" is a proper rotation (det +1): applied as given.
-        #expect(accel.conversion.mountMatrix.matrix.rowMajor == [0, 1, 0, -1, 0, 0, 0, 0, 1])
+        // "0, 1, 0; -1, 0, 0; 0, 0, 1", a proper rotation, on a chip that reports the specific
+        // force: the accelerometer's made improper (x and y as given, z the gravity vector's), the
+        // gyroscope's its negation.
+        #expect(accel.mountMatrix.specificForce && gyro.mountMatrix.specificForce)
+        #expect(accel.conversion.mountMatrix.matrix.rowMajor == [0, 1, 0, -1, 0, 0, 0, 0, -1])
+        #expect(gyro.conversion.mountMatrix.matrix.rowMajor == [0, -1, 0, 1, 0, 0, 0, 0, 1])
         #expect(accel.axes.map(\.scanType) == ["be:s16/16>>0", "be:s16/16>>0", "be:s16/16>>0"])
         #expect(gyro.axes.map(\.scanIndex) == [4, 5, 6])
         #expect(accel.readMode == .buffered)
@@ -64,7 +68,9 @@ struct DiscoveryTests {
         #expect(accel.axes.map(\.scaleAttribute) == ["in_accel_x_scale", "in_accel_y_scale", "in_accel_z_scale"])
         #expect(gyro.conversion.scale == Vector3(0.000153, 0.000153, 0.000153))
         #expect(accel.mountMatrix.source == "sysfs mount_matrix")
-        #expect(gyro.conversion.mountMatrix.matrix.rowMajor == [-1, 0, 0, 0, -1, 0, 0, 0, 1])
+        // diag(−1, −1, 1) made improper is −I: the gyroscope is read as it comes.
+        #expect(accel.conversion.mountMatrix.matrix.rowMajor == [-1, 0, 0, 0, -1, 0, 0, 0, -1])
+        #expect(gyro.conversion.mountMatrix.matrix.rowMajor == [1, 0, 0, 0, 1, 0, 0, 0, 1])
         #expect(accel.readMode == .buffered)
         #expect(accel.trigger == nil)
         #expect(accel.readModeReason.contains("no trigger needed"))
@@ -92,7 +98,7 @@ struct DiscoveryTests {
         #expect(sensor.conversion.scale.y == 0.00980665)
     }
 
-    @Test("mount matrix precedence: hwdb over sysfs, improper corrected, malformed and singular rejected")
+    @Test("mount matrix precedence: hwdb over sysfs, a specific-force chip's improper one used as given, malformed and singular rejected")
     func mountMatrices() async throws {
         let listing = try await Emulation.listing(fixture: "mount-matrix.umockdev")
         #expect(listing.sensors.count == 3)
@@ -100,9 +106,10 @@ struct DiscoveryTests {
 
         #expect(improper.mountMatrix.source == "udev ACCEL_MOUNT_MATRIX")
         #expect(improper.mountMatrix.given == "0, -1, 0; -1, 0, 0; 0, 0, 1")
-        #expect(improper.mountMatrix.correctedImproper)
-        // det [[0,-1,0],[-1,0,0],[0,0,1]] = 0·0 − (−1)·(−1·1 − 0) + 0 = −1: improper → z row negated.
-        #expect(improper.conversion.mountMatrix.matrix.rowMajor == [0, -1, 0, -1, 0, 0, 0, 0, -1])
+        // det [[0,-1,0],[-1,0,0],[0,0,1]] = 0·0 − (−1)·(−1·1 − 0) + 0 = −1: improper, which is what
+        // an mxc4005 (specific force) needs: the negation of the rotation its frame is.
+        #expect(!improper.mountMatrix.correctedImproper && improper.mountMatrix.specificForce)
+        #expect(improper.conversion.mountMatrix.matrix.rowMajor == [0, -1, 0, -1, 0, 0, 0, 0, 1])
         #expect(improper.conversion.scale.x == 0.00980665)
         #expect(improper.axes.first?.scaleAttribute == "scale")
 
@@ -110,8 +117,25 @@ struct DiscoveryTests {
         #expect(malformed.mountMatrix.notes.contains { $0.contains("rejected udev ACCEL_MOUNT_MATRIX '1, 0; 0, 1'") })
 
         #expect(singular.mountMatrix.source == "default (identity)")
-        #expect(singular.conversion.mountMatrix == .identity)
+        #expect(singular.conversion.mountMatrix.matrix.rowMajor == [1, 0, 0, 0, 1, 0, 0, 0, -1])
         #expect(singular.mountMatrix.notes.contains { $0.contains("singular") })
+    }
+
+    @Test("a HID sensor hub reports the gravity vector: its improper hwdb matrix has its z row negated, its gyroscope's identity stays")
+    func hidImproperMatrix() async throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = try Emulation.variant(of: "hid-laptop.umockdev", in: dir, replacing: [
+            ("E: DEVNAME=/dev/iio:device0\n", "E: DEVNAME=/dev/iio:device0\nE: ACCEL_MOUNT_MATRIX=0, -1, 0; -1, 0, 0; 0, 0, 1\n"),
+        ])
+        let listing = try await Emulation.listing(fixturePath: path)
+        let accel = try #require(listing.sensors.first { $0.kind == .accelerometer })
+        let gyro = try #require(listing.sensors.first { $0.kind == .gyroscope })
+        #expect(accel.mountMatrix.source == "udev ACCEL_MOUNT_MATRIX")
+        #expect(accel.mountMatrix.correctedImproper && !accel.mountMatrix.specificForce)
+        #expect(accel.conversion.mountMatrix.matrix.rowMajor == [0, -1, 0, -1, 0, 0, 0, 0, -1])
+        #expect(accel.mountMatrix.notes.contains { $0.contains("is improper (determinant -1): negated its z row") })
+        #expect(!gyro.mountMatrix.specificForce && gyro.conversion.mountMatrix == .identity)
     }
 
     @Test("a configured mount matrix wins over hwdb and sysfs")
@@ -119,7 +143,8 @@ struct DiscoveryTests {
         let listing = try await Emulation.listing(fixture: "mount-matrix.umockdev",
                                             extra: ["--mount-matrix", "iio:device0/accelerometer=1, 0, 0; 0, 0, -1; 0, 1, 0"])
         #expect(listing.sensors[0].mountMatrix.source == "configuration")
-        #expect(listing.sensors[0].conversion.mountMatrix.matrix.rowMajor == [1, 0, 0, 0, 0, -1, 0, 1, 0])
+        // Proper, on a specific-force chip: made improper (z row negated).
+        #expect(listing.sensors[0].conversion.mountMatrix.matrix.rowMajor == [1, 0, 0, 0, 0, -1, 0, -1, 0])
         // Only the named device is overridden.
         #expect(listing.sensors[1].mountMatrix.source == "sysfs in_accel_mount_matrix")
     }
@@ -196,7 +221,8 @@ struct DiscoveryTests {
         let output = try await Emulation.motiond(fixture: "mount-matrix.umockdev", ["--list-sensors"])
         #expect(output.status == 0)
         #expect(output.stdout.contains("accelerometer — iio:device0 mxc4005 [used]"))
-        #expect(output.stdout.contains("mount matrix 0, -1, 0; -1, 0, 0; 0, 0, -1 from udev ACCEL_MOUNT_MATRIX (improper '0, -1, 0; -1, 0, 0; 0, 0, 1', z row negated)"))
+        #expect(output.stdout.contains("mount matrix 0, -1, 0; -1, 0, 0; 0, 0, 1 from udev ACCEL_MOUNT_MATRIX (given '0, -1, 0; -1, 0, 0; 0, 0, 1'; specific force: x and y as given, z for the gravity vector)"),
+                "\(output.stdout)")
         #expect(output.stdout.contains("read mode    polling: no scan elements"))
     }
 

@@ -113,9 +113,9 @@ extension HotplugTests {
 
         testbed.setAttribute(HotplugTests.deskLight, "in_illuminance_raw", "40\n")
         testbed.setAttribute(HotplugTests.deskProximity, "in_proximity_raw", "500\n")
-        // Lying face up: z carries gravity.
+        // Lying face up: z carries gravity, +1 g up as the chip (no HID hub) reports it.
         testbed.setAttribute(HotplugTests.desktopAccel, "in_accel_y_raw", "0\n")
-        testbed.setAttribute(HotplugTests.desktopAccel, "in_accel_z_raw", "-256\n")
+        testbed.setAttribute(HotplugTests.desktopAccel, "in_accel_z_raw", "256\n")
         #expect(await MotionClientTests.poll(timeout: 5) { light.values.last == 20 && near.values == [false, true] && tilt.values.last == .faceUp },
                 "\(light.values) \(near.values) \(tilt.values)")
         #expect(light.offQueue == 0 && near.offQueue == 0 && tilt.offQueue == 0)

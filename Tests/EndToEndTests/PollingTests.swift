@@ -37,11 +37,13 @@ struct PollingTests {
     func mpu6050Polled() async throws {
         let output = try await Emulation.motiond(fixture: "mpu6050.umockdev", ["--print-samples", "--json", "--count", "4", "--interval", "0.02"])
         #expect(output.status == 0)
-        // accel raw (−120, 35, 16384) × 0.000598 = (−0.07176, 0.02093, 9.797632) m/s²;
-        // M = [0 1 0; −1 0 0; 0 0 1] → (0.02093, 0.07176, 9.797632) ÷ 9.80665
-        expectClose(output.samples("accelerometer").first, 0.02093 / Self.g, 0.07176 / Self.g, 9.797632 / Self.g)
-        // gyro raw (300, −200, 100) × 0.001064724 = (0.3194172, −0.2129448, 0.1064724) → (−0.2129448, −0.3194172, 0.1064724)
-        expectClose(output.samples("gyro").first, -0.2129448, -0.3194172, 0.1064724)
+        // accel raw (−120, 35, 16384) × 0.000598 = (−0.07176, 0.02093, 9.797632) m/s², the specific
+        // force (lying face up); M = [0 1 0; −1 0 0; 0 0 1] made improper, [0 1 0; −1 0 0; 0 0 −1]
+        // → (0.02093, 0.07176, −9.797632) ÷ 9.80665: face up reads z ≈ −1 G
+        expectClose(output.samples("accelerometer").first, 0.02093 / Self.g, 0.07176 / Self.g, -9.797632 / Self.g)
+        // gyro raw (300, −200, 100) × 0.001064724 = (0.3194172, −0.2129448, 0.1064724), through
+        // the negation of that, [0 −1 0; 1 0 0; 0 0 1] → (0.2129448, 0.3194172, 0.1064724)
+        expectClose(output.samples("gyro").first, 0.2129448, 0.3194172, 0.1064724)
     }
 
     @Test("st_lsm6dsx: per-axis scale, shared mount matrix; sampling frequency raised to 52 Hz for 20 ms, put back on exit")
@@ -51,9 +53,10 @@ struct PollingTests {
             after: "for d in 0 1; do tr -d '\\000' < /sys/bus/iio/devices/iio:device$d/sampling_frequency; echo; done")
         #expect(output.status == 0)
         // raw (512, 1672, −16000) × 0.000598 = (0.306176, 0.999856, −9.568); M = diag(−1, −1, 1)
-        expectClose(output.samples("accelerometer").first, -0.306176 / Self.g, -0.999856 / Self.g, -9.568 / Self.g)
-        // raw (1000, 0, −500) × 0.000153 = (0.153, 0, −0.0765) → (−0.153, 0, −0.0765)
-        expectClose(output.samples("gyro").first, -0.153, 0, -0.0765)
+        // made improper, diag(−1, −1, −1)
+        expectClose(output.samples("accelerometer").first, -0.306176 / Self.g, -0.999856 / Self.g, 9.568 / Self.g)
+        // raw (1000, 0, −500) × 0.000153 = (0.153, 0, −0.0765), through the negation: identity
+        expectClose(output.samples("gyro").first, 0.153, 0, -0.0765)
         // 50 Hz wanted; available 12.5 26 52 104 …: the smallest at or above is 52, on both
         // devices; on exit both are put back to the 26 Hz they had.
         for (device, name) in [("iio:device0", "lsm6dsl_accel"), ("iio:device1", "lsm6dsl_gyro")] {
@@ -68,9 +71,10 @@ struct PollingTests {
     func ak8975Polled() async throws {
         let output = try await Emulation.motiond(fixture: "ak8975.umockdev", ["--print-samples", "--json", "--count", "2"])
         #expect(output.status == 0)
-        // raw (100, −200, 300) × (0.003, 0.0029, 0.0031) = (0.3, −0.58, 0.93) G; M = diag(1, −1, −1)
-        // → (0.3, 0.58, −0.93) Gauss × 100 = (30, 58, −93) µT
-        expectClose(output.samples("magnetometer").first, 30, 58, -93)
+        // raw (100, −200, 300) × (0.003, 0.0029, 0.0031) = (0.3, −0.58, 0.93) G; M = diag(1, −1, −1),
+        // a specific-force family's chip: read through proper(−M) = diag(−1, 1, −1)
+        // → (−0.3, −0.58, −0.93) Gauss × 100 = (−30, −58, −93) µT
+        expectClose(output.samples("magnetometer").first, -30, -58, -93)
         #expect(output.samples("accelerometer").isEmpty)
         #expect(output.availability("accelerometer").first?.available == false)
     }
@@ -82,18 +86,19 @@ struct PollingTests {
         expectClose(output.samples("accelerometer").first, 0.1, -1, 0)
     }
 
-    @Test("improper hwdb matrix made proper; configuration overrides it")
+    @Test("a specific-force chip's improper hwdb matrix is used as given; configuration overrides it")
     func mountMatrixPolled() async throws {
         let hwdb = try await Emulation.motiond(fixture: "mount-matrix.umockdev", ["--print-samples", "--json", "--count", "2", "--sensors", "accelerometer"])
-        // raw (200, −1000, 30) × 0.00980665 ÷ 9.80665 = (0.2, −1, 0.03) G; proper M = [0 −1 0; −1 0 0; 0 0 −1]
-        expectClose(hwdb.samples("accelerometer").first, 1, -0.2, -0.03)
-        #expect(hwdb.stderr.contains("is improper (determinant -1): negated its z row"))
+        // raw (200, −1000, 30) × 0.00980665 ÷ 9.80665 = (0.2, −1, 0.03) G; M = [0 −1 0; −1 0 0; 0 0 1]
+        // is improper: the negation of the rotation [0 1 0; 1 0 0; 0 0 −1] the gyroscope would take
+        expectClose(hwdb.samples("accelerometer").first, 1, -0.2, 0.03)
+        #expect(!hwdb.stderr.contains("negated its z row"))
 
         let configured = try await Emulation.motiond(fixture: "mount-matrix.umockdev", [
             "--print-samples", "--json", "--count", "2", "--sensors", "accelerometer",
             "--mount-matrix", "iio:device0/accelerometer=1, 0, 0; 0, 1, 0; 0, 0, 1",
         ])
-        expectClose(configured.samples("accelerometer").first, 0.2, -1, 0.03)
+        expectClose(configured.samples("accelerometer").first, 0.2, -1, -0.03)
     }
 
     @Test("convertible: samples come from the display accelerometer")
@@ -108,8 +113,9 @@ struct PollingTests {
     func garbagePolled() async throws {
         let output = try await Emulation.motiond(fixture: "garbage.umockdev", ["--print-samples", "--json", "--count", "3"])
         #expect(output.status == 0)
-        // raw (100, −100, 50) × 0.001 = (0.1, −0.1, 0.05) rad/s
-        expectClose(output.samples("gyro").first, 0.1, -0.1, 0.05)
+        // raw (100, −100, 50) × 0.001 = (0.1, −0.1, 0.05) rad/s; the identity read as the
+        // specific-force family's: through proper(−I) = diag(−1, −1, 1)
+        expectClose(output.samples("gyro").first, -0.1, 0.1, 0.05)
         let accel = try #require(output.availability("accelerometer").first)
         #expect(!accel.available)
         #expect(accel.reason == "no accelerometer found on local:")

@@ -99,8 +99,11 @@ struct OrientationDetectorTests {
         // Whole degrees, as iio-sensor-proxy: 20.4° is vertical, 20.6° tilted.
         #expect(DeviceTilt(gravity: Self.gravity(phi: 0, tilt: 90 - 20.4)) == .vertical)
         #expect(DeviceTilt(gravity: Self.gravity(phi: 0, tilt: 90 - 20.6)) == .tiltedUp)
-        // iio-sensor-proxy takes z > 0 as facing up: up and down swap in its names.
-        #expect(DeviceTilt.allCases.map(\.iioSensorProxyName) == ["vertical", "tilted-down", "tilted-up", "face-down", "face-up"])
+        // iio-sensor-proxy takes the kernel's z > 0 as facing up: on a HID hub's accelerometer
+        // (the gravity vector) up and down swap in its names; on a chip that reports the specific
+        // force, whose z motiond negated, they agree.
+        #expect(DeviceTilt.allCases.map { $0.iioSensorProxyName(specificForce: false) } == ["vertical", "tilted-down", "tilted-up", "face-down", "face-up"])
+        #expect(DeviceTilt.allCases.map { $0.iioSensorProxyName(specificForce: true) } == ["vertical", "tilted-up", "tilted-down", "face-up", "face-down"])
     }
 
     @Test("held still near (inside) a boundary: no spurious change", arguments: [40.0, -40.0, 50.0])

@@ -5,13 +5,14 @@ import Testing
 /// accelerometer cases of tests/integration-test.py, tag 3.9.0), restated as facts: raw
 /// readings, the scale, the mount matrix, and the names iio-sensor-proxy answers. Each runs
 /// through the engine and the event detectors as the daemon runs them (no gyroscope), and the
-/// result is read as the D-Bus face reads it (flat keeps the last upright name).
+/// result is read as the D-Bus face reads it (flat keeps the last upright name). Its test
+/// accelerometer is no HID hub: read as a chip that reports the specific force.
 @Suite("iio-sensor-proxy's orientation vectors")
 struct PeerOrientationVectorsTests {
     /// The D-Bus face's values after each reading of `steps` is held for a second at 10 Hz,
     /// in order, from a fresh start: (AccelerometerOrientation, AccelerometerTilt).
     static func faceValues(_ steps: [Vector3], scale: Double, mountMatrix: String? = nil) throws -> [(String, String)] {
-        let matrix = try mountMatrix.map { try MountMatrix(parsing: $0).proper } ?? .identity
+        let matrix = (try mountMatrix.map { try MountMatrix(parsing: $0) } ?? .identity).applied(for: .accelerometer, specificForce: true)
         let conversion = SampleConversion(kind: .accelerometer, scale: Vector3(scale, scale, scale), mountMatrix: matrix)
         var engine = MotionEngine()
         var detectors = MotionEventDetectors()
@@ -25,7 +26,7 @@ struct PeerOrientationVectorsTests {
                 for event in detectors.update(sample, engine: engine) {
                     switch event {
                     case .orientation(let o, _) where o.isUpright: upright = o.iioSensorProxyName
-                    case .tilt(let now, _): tilt = now.iioSensorProxyName
+                    case .tilt(let now, _): tilt = now.iioSensorProxyName(specificForce: true)
                     default: break
                     }
                 }

@@ -1096,12 +1096,148 @@ else
         result board-software-trigger FAIL "no $hrtimer; said $said times; $(found | tr '\n' '|')"
     fi
 fi
-# Lying flat, face up: the chip reads +1 g on z (the specific force, as MEMS parts and Android
-# report it), where the HID hub reads -1 g (the gravity vector, as Windows and Core Motion do).
-# What motiond makes of it unconfigured (no mount matrix), for the record: not yet a check.
-bmi_pose 0 0 16384 0 0 0
-motionctl monitor --wait 10 --duration 3 --interval 0.5 orientation deviceMotion >/run/monitor-flat.log 2>&1
-diag "bmi160 flat face up (z +16384): $(grep -E 'orientation|gravity' /run/monitor-flat.log | tail -2 | tr -s ' ' | tr '\n' '|')"
+# (o3) poses and motion. The chip reports the specific force (+1 g on the up axis, as MEMS parts
+#      and Android do) where a HID hub reports the gravity vector: motiond reads x and y as
+#      iio-sensor-proxy does (after the matrix, the gravity vector's sign) and turns z and the
+#      gyroscope to match (SensorDiscovery.resolveMountMatrix). A client's deviceMotion and
+#      orientation through a pose sequence: unconfigured (the kernel's identity, as a board's
+#      overlay without a mount-matrix gives), then with the board's mount matrix in motiond.toml
+#      (the route on a board: no hwdb entry), then a quarter turn about x from face up to
+#      upright at 45 °/s, written every 20 ms into the registers, the gyroscope's rate with the
+#      accelerometer's turning: the fused gravity must follow within 10° all along.
+# A sequence: each line "name seconds ax ay az gx gy gz expected-orientation gx gy gz" (gravity
+# expected, G); marks in /run/poses-NAME.marks ("boot-time name expected..."), the client's
+# deviceMotion and orientation in /run/poses-NAME.log.
+pose_run() { # name lines...
+    name=$1; shift
+    : > /run/poses-$name.marks
+    motionctl monitor --json --wait 10 --duration 60 --interval 0.05 deviceMotion orientation >/run/poses-$name.log 2>&1 &
+    m=$!
+    wait_for 10 grep -q deviceMotion /run/poses-$name.log
+    for line in "$@"; do
+        set -- $line
+        bmi_pose $3 $4 $5 $6 $7 $8
+        sleep $2
+        echo "$(awk '{print $1}' /proc/uptime) $1 $9 ${10} ${11} ${12}" >> /run/poses-$name.marks
+    done
+    kill $m 2>/dev/null; wait $m 2>/dev/null
+}
+# Each pose held: the last deviceMotion gravity before its mark within 5° of the expected, the
+# last orientation reported before it the expected one.
+pose_verdict() { # name
+    python3 - /run/poses-$1.log /run/poses-$1.marks <<'EOP'
+import json, math, sys
+samples, orientations = [], []
+for line in open(sys.argv[1]):
+    try: m = json.loads(line)
+    except ValueError: continue
+    if m.get("type") == "deviceMotion": samples.append((m["timestamp"], m["gravity"]))
+    elif m.get("type") == "orientation": orientations.append((m["timestamp"], m["orientation"]))
+bad, said = [], []
+for line in open(sys.argv[2]):
+    t, name, orientation, *g = line.split()
+    t, want = float(t), [float(v) for v in g]
+    before = [s for s in samples if s[0] <= t]
+    if not before: bad.append(f"{name}: no deviceMotion"); continue
+    got = before[-1][1]; v = [got["x"], got["y"], got["z"]]
+    cos = sum(a * b for a, b in zip(v, want)) / (math.hypot(*v) * math.hypot(*want))
+    angle = math.degrees(math.acos(max(-1, min(1, cos))))
+    seen = [o for o in orientations if o[0] <= t]
+    now = seen[-1][1] if seen else "none"
+    said.append(f"{name}: gravity ({v[0]:+.2f} {v[1]:+.2f} {v[2]:+.2f}) {angle:.1f}° off, {now}")
+    if angle > 5: bad.append(f"{name}: gravity {angle:.1f}° off ({v[0]:+.2f} {v[1]:+.2f} {v[2]:+.2f}, expected {want})")
+    if now != orientation: bad.append(f"{name}: orientation {now}, expected {orientation}")
+print(("ok " if not bad else "bad " + "; ".join(bad) + " | ") + "; ".join(said))
+EOP
+}
+pose_run plain "face-up 2.5 0 0 16384 0 0 0 faceUp 0 0 -1" "upright 2.5 0 16384 0 0 0 0 portraitUpsideDown 0 1 0"
+verdict=$(pose_verdict plain)
+case $verdict in
+    ok*) result board-poses-unconfigured PASS "as iio-sensor-proxy reads x and y (upright reads as upside down without a matrix), face up as face up: ${verdict#ok }" ;;
+    *) result board-poses-unconfigured FAIL "${verdict#bad }; $(motiond --list-sensors 2>&1 | grep -A1 -E '^ *mount matrix' | head -4 | tr '\n' '|')" ;;
+esac
+# The board's route to its own frame: a mount matrix in the configuration for the chip (what a
+# device-tree overlay's mount-matrix property would give the driver's sysfs attribute), written
+# as iio-sensor-proxy reads matrices: upright reads y = -1 g after it.
+cp /etc/motiond/motiond.toml /run/motiond.toml.saved
+printf '\n[[mount-matrix]]\ndevice = "bmi160"\nkind = "accelerometer"\nmatrix = "-1, 0, 0; 0, -1, 0; 0, 0, 1"\n\n[[mount-matrix]]\ndevice = "bmi160"\nkind = "gyroscope"\nmatrix = "-1, 0, 0; 0, -1, 0; 0, 0, 1"\n' >> /etc/motiond/motiond.toml
+systemctl restart motiond.service; wait_for 20 systemctl -q is-active motiond.service
+listed=$(motiond --list-sensors 2>&1 | grep -E '^ *mount matrix' | head -2 | tr -s ' ' | tr '\n' '|')
+pose_run matrix "upright 2.5 0 16384 0 0 0 0 portrait 0 -1 0" "left-up 2.5 -16384 0 0 0 0 0 landscapeRight 1 0 0" "face-up 2.5 0 0 16384 0 0 0 faceUp 0 0 -1"
+verdict=$(pose_verdict matrix)
+case $verdict in
+    ok*) result board-mount-matrix-config PASS "${verdict#ok }; $listed" ;;
+    *) result board-mount-matrix-config FAIL "${verdict#bad }; $listed" ;;
+esac
+# The quarter turn, from face up (lying) to upright, about x at 45 °/s: the accelerometer's
+# specific force (0, 16384 sin θ, 16384 cos θ) and the gyroscope's +0.785 rad/s on x (737 counts
+# at 0.001065 rad/s), written in one block every 20 ms from the clock (i2c-dev, SMBus I2C block
+# write), each write's time and angle logged.
+turn() {
+    python3 - "$stub" /run/turn.log <<'EOP'
+import ctypes, fcntl, math, os, struct, sys, time
+bus, out = int(sys.argv[1]), sys.argv[2]
+fd = os.open(f"/dev/i2c-{bus}", os.O_RDWR)
+fcntl.ioctl(fd, 0x0706, 0x69)  # I2C_SLAVE_FORCE: the bound driver holds the address
+def write(reg, values):
+    block = (ctypes.c_ubyte * 34)(len(values), *values)
+    # struct i2c_smbus_ioctl_data: read_write (u8), command (u8), size (u32), data (pointer)
+    args = struct.pack("BBxxIP", 0, reg, 8, ctypes.addressof(block))  # I2C_SMBUS_WRITE, I2C_SMBUS_I2C_BLOCK_DATA
+    fcntl.ioctl(fd, 0x0720, args)
+def le16(v): return [v & 255, (v >> 8) & 255]
+rate, duration, log = math.radians(45), 2.0, []
+clock = lambda: time.clock_gettime(time.CLOCK_BOOTTIME)
+def pose(theta, gyro):
+    a = [0, round(16384 * math.sin(theta)), round(16384 * math.cos(theta))]
+    write(0x0c, le16(gyro) + le16(0) + le16(0) + sum((le16(v & 0xffff) for v in a), []))
+pose(0, 0); time.sleep(1.0)
+start = clock()
+while True:
+    t = clock() - start
+    theta = min(rate * t, math.pi / 2)
+    pose(theta, 737 if t < duration else 0)
+    log.append((clock(), math.degrees(theta)))
+    if t >= duration: break
+    time.sleep(0.02)
+time.sleep(1.5)
+open(out, "w").write("".join("%.6f %.3f\n" % e for e in log))
+EOP
+}
+motionctl monitor --json --wait 10 --duration 8 --interval 0.02 deviceMotion >/run/turn-motion.log 2>&1 &
+m=$!
+wait_for 10 grep -q deviceMotion /run/turn-motion.log
+turn
+wait $m
+# The fused gravity against the written angle's (0, -sin θ, -cos θ), from 0.3 s into the turn to
+# 1 s after it: the worst angle between them; the rotation rate mid-turn.
+verdict=$(python3 - /run/turn-motion.log /run/turn.log <<'EOP'
+import bisect, json, math, sys
+samples = [m for m in (json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")) if m.get("type") == "deviceMotion"]
+log = [tuple(map(float, l.split())) for l in open(sys.argv[2])]
+times = [t for t, _ in log]
+start, end = log[0][0], log[-1][0]
+worst, rates = 0.0, []
+for m in samples:
+    t = m["timestamp"]
+    if not (start + 0.3 <= t <= end + 1.0): continue
+    theta = math.radians(log[max(0, bisect.bisect_right(times, t) - 1)][1])
+    want = (0, -math.sin(theta), -math.cos(theta))
+    g = m["gravity"]; v = (g["x"], g["y"], g["z"])
+    cos = sum(a * b for a, b in zip(v, want)) / math.hypot(*v)
+    worst = max(worst, math.degrees(math.acos(max(-1, min(1, cos)))))
+    if start + 0.5 <= t <= end - 0.5: rates.append(m["rotationRate"]["x"])
+last = samples[-1]["gravity"] if samples else {}
+rate = sorted(rates)[len(rates) // 2] if rates else float("nan")
+ok = samples and worst <= 10 and abs(rate - 0.785) < 0.16
+print(("ok" if ok else "bad") + f" worst {worst:.1f}° between the fused gravity and the written angle's over {len(samples)} values; rotation rate x {rate:.3f} rad/s mid-turn (written 0.785); at the end ({last.get('x', 0):+.2f} {last.get('y', 0):+.2f} {last.get('z', 0):+.2f})")
+EOP
+)
+case $verdict in
+    ok*) result board-motion-fused PASS "${verdict#ok }" ;;
+    *) result board-motion-fused FAIL "${verdict#bad }; turn log $(wc -l < /run/turn.log 2>/dev/null) writes; $(tail -c 300 /run/turn-motion.log | tr '\n' '|')" ;;
+esac
+cp /run/motiond.toml.saved /etc/motiond/motiond.toml
+systemctl restart motiond.service; wait_for 20 systemctl -q is-active motiond.service
 # Stopped while a client reads, motiond leaves the board's chips as it found them, with no
 # software trigger behind.
 rate_client 8 0 /run/stamps-stop.log &

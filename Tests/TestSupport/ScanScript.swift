@@ -53,12 +53,13 @@ struct ScanScript {
 
     /// What motiond must deliver for scan i of ``mpu6050Ramp(count:firstDelay:)``: the kernel
     /// timestamp (already CLOCK_BOOTTIME), and the raw values through the fixture's mount
-    /// matrix [0 1 0; −1 0 0; 0 0 1] and scales: acceleration (−i, −i, 1000 + i) × 0.000598 m/s²
-    /// in G, rotation rate (20, −10i, −30) × 0.001064724 rad/s.
+    /// matrix [0 1 0; −1 0 0; 0 0 1] as a specific-force chip's (the accelerometer's made
+    /// improper, [0 1 0; −1 0 0; 0 0 −1]; the gyroscope's its negation) and scales: acceleration
+    /// (−i, −i, −1000 − i) × 0.000598 m/s² in G, rotation rate (−20, 10i, −30) × 0.001064724 rad/s.
     static func mpu6050RampExpected(_ i: Int) -> (timestamp: Double, acceleration: [Double], rotationRate: [Double]) {
         let s = 0.000598 / 9.80665, r = 0.001064724
-        return (Double(5_000_000_000 + i * 10_000_000) / 1e9, [Double(-i) * s, Double(-i) * s, Double(1000 + i) * s],
-                [20 * r, Double(-10 * i) * r, -30 * r])
+        return (Double(5_000_000_000 + i * 10_000_000) / 1e9, [Double(-i) * s, Double(-i) * s, Double(-1000 - i) * s],
+                [-20 * r, Double(10 * i) * r, -30 * r])
     }
 
     /// One 3-axis le:s16 sensor plus timestamp (st_lsm6dsx): bytes 0–5, 2 bytes padding, the
