@@ -39,8 +39,9 @@ public struct SensorDescriptor: Sendable, Hashable, Codable {
         /// The attribute polled: `raw` (scaled by the conversion), or `input` for a channel
         /// that has only the processed value (`in_illuminance_input`, already in lux).
         public var valueAttribute: String
-        /// The attribute the scale came from (`in_accel_x_scale`, `in_accel_scale`, …), or
-        /// `nil` when the device has none (scale 1).
+        /// The attribute the scale came from (`in_accel_x_scale`, `in_accel_scale`, …), with a
+        /// driver's correction named (``DriverScaleCorrection``), or `nil` when the device has
+        /// none (scale 1).
         public var scaleAttribute: String?
         public var offsetAttribute: String?
         /// Scan element format (`be:s16/16>>0`) and index, for buffer-capable channels.

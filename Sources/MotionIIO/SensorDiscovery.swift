@@ -132,6 +132,7 @@ public struct SensorDiscovery: Sendable {
 
         var axes: [SensorDescriptor.Axis] = []
         var scale = Vector3(1, 1, 1), offset = Vector3.zero
+        let correction = DriverScaleCorrection(driver: device.name, kind: kind)
         for (index, channel) in channels.enumerated() {
             let prefix = channel.sysfsPrefix
             let hasRaw = channel.filename(of: "raw") != nil
@@ -141,7 +142,7 @@ public struct SensorDiscovery: Sendable {
             let offsetFound = processed ? nil : try lookup("offset", of: channel, on: device)
             if let s = scaleFound {
                 guard s.value != 0 else { throw Skip(reason: "\(s.attribute) is 0 (a kernel bug): values would all be zero") }
-                scale[index] = s.value
+                scale[index] = s.value * (correction?.factor ?? 1)
             }
             offset[index] = offsetFound?.value ?? 0
             let valueAttribute = processed ? "input" : "raw"
@@ -156,7 +157,9 @@ public struct SensorDiscovery: Sendable {
             }
             axes.append(SensorDescriptor.Axis(
                 channel: prefix, id: channel.id, valueAttribute: valueAttribute,
-                scaleAttribute: scaleFound?.attribute, offsetAttribute: offsetFound?.attribute,
+                scaleAttribute: scaleFound.map { found in
+                    correction.map { "\(found.attribute) × \(SysfsNumber.format($0.factor)) (\($0.reason))" } ?? found.attribute
+                }, offsetAttribute: offsetFound?.attribute,
                 scanType: channel.isScanElement ? channel.format.description : nil,
                 scanIndex: channel.isScanElement ? channel.scanIndex : nil))
         }

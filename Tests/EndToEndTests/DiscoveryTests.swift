@@ -89,6 +89,19 @@ struct DiscoveryTests {
         #expect(magn.readModeReason.contains("no scan elements"))
     }
 
+    @Test("an hmc5883l's scale, a hundredth of Gauss per count, is put right and says so")
+    func hmc5843Scale() async throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = try Emulation.variant(of: "ak8975.umockdev", in: dir, replacing: [("A: name=ak8975\\n", "A: name=hmc5883l\\n")])
+        let magn = try #require(try await Emulation.listing(fixturePath: path).sensors.first)
+        #expect(magn.driver == "hmc5883l")
+        let scale = magn.conversion.scale
+        #expect(abs(scale.x - 0.3) < 1e-12 && abs(scale.y - 0.29) < 1e-12 && abs(scale.z - 0.31) < 1e-12, "the ak8975 fixture's scales, × 100: \(scale)")
+        #expect(magn.axes.first?.scaleAttribute?.hasSuffix("× 100 (the hmc5843 driver's scale is a hundredth of Gauss per count (10^7/gain nano))") == true,
+                "\(String(describing: magn.axes.first?.scaleAttribute))")
+    }
+
     @Test("offsets at two sharing levels and a scale shared by direction")
     func offsets() async throws {
         let sensor = try #require(try await Emulation.listing(fixture: "offsets.umockdev").sensors.first)

@@ -849,7 +849,7 @@ if [ "$part" = system ] || [ "$part" = boards ]; then
 feed unplug
 wait_for 15 gone
 modprobe i2c-dev
-modprobe i2c-stub chip_addr=0x68,0x69,0x0c
+modprobe i2c-stub chip_addr=0x68,0x69,0x6a,0x0c,0x1e
 stub=$(for b in /sys/bus/i2c/devices/i2c-*; do [ "$(cat $b/name 2>/dev/null)" = "SMBus stub driver" ] && echo ${b##*/i2c-} && break; done)
 # Registers from FIRST on, one I2C block write (a driver never reads half a pose); forced, as
 # the bound driver holds the address.
@@ -872,12 +872,15 @@ ak_field() { regs 0x0c 0x03 $(le16 $1) $(le16 $2) $(le16 $3); }
 # motiond's last accelerometer, gyroscope and magnetometer values against the chips' sysfs
 # (raw equal to the pose's counts) and the datasheets: each scale the driver reports is the
 # datasheet's sensitivity at the range the driver set, and each value = raw × that within one
-# count (so a scale motiond misread would not pass by being read the same way here).
-board_values() { # log accel-device magn-device "ax ay az gx gy gz mx my mz" "accel anglvel magn scales"
+# count (so a scale motiond misread would not pass by being read the same way here), through
+# the kernel's identity as motiond reads it on these chips, which report the specific force
+# (docs/SENSORS.md, "Axes"): the accelerometer's z negated, the gyroscope's and magnetometer's
+# x and y.
+board_values() { # log accel-device gyro-device magn-device "ax ay az gx gy gz mx my mz" "accel anglvel magn scales"
     python3 - "$@" <<'EOP'
 import json, sys
-log, imu, magn, counts = sys.argv[1], sys.argv[2], sys.argv[3], [int(c) for c in sys.argv[4].split()]
-datasheet = [float(s) for s in sys.argv[5].split()]
+log, imu, gyr, magn, counts = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], [int(c) for c in sys.argv[5].split()]
+datasheet = [float(s) for s in sys.argv[6].split()]
 if len(datasheet) != 3: sys.exit(f"bad: three datasheet sensitivities wanted, got {sys.argv[5]!r}")
 def attr(dev, name):
     with open(f"/sys/bus/iio/devices/{dev}/{name}") as f: return f.read().strip()
@@ -889,15 +892,15 @@ for line in open(log):
     try: m = json.loads(line)
     except ValueError: continue
     last[m.get("type")] = m
-streams = [("accelerometer", "acceleration", imu, "accel", 1 / 9.80665),
-           ("gyro", "rotationRate", imu, "anglvel", 1.0), ("magnetometer", "magneticField", magn, "magn", 100.0)]
+streams = [("accelerometer", "acceleration", imu, "accel", 1 / 9.80665, (1, 1, -1)),
+           ("gyro", "rotationRate", gyr, "anglvel", 1.0, (-1, -1, 1)), ("magnetometer", "magneticField", magn, "magn", 100.0, (-1, -1, 1))]
 bad, said = [], []
-for (stream, key, dev, kind, unit), base, sensitivity in zip(streams, (0, 3, 6), datasheet):
+for (stream, key, dev, kind, unit, signs), base, sensitivity in zip(streams, (0, 3, 6), datasheet):
     if stream not in last: bad.append(f"no {stream} value"); continue
     for i, axis in enumerate("xyz"):
         raw, s = int(attr(dev, f"in_{kind}_{axis}_raw")), scale(dev, kind, axis)
         if abs(s - sensitivity) > 1e-9: bad.append(f"{dev} in_{kind}_{axis} scale {s:g}, the datasheet's {sensitivity:g}")
-        got, want = last[stream][key][axis], raw * sensitivity * unit
+        got, want = last[stream][key][axis], raw * sensitivity * unit * signs[i]
         if raw != counts[base + i]: bad.append(f"{dev} in_{kind}_{axis}_raw {raw}, registers {counts[base + i]}")
         if abs(got - want) > sensitivity * abs(unit): bad.append(f"{stream} {axis} {got:.6f}, raw × {sensitivity:g} = {want:.6f}")
     said.append(f"{stream} ({', '.join('%.4f' % last[stream][key][a] for a in 'xyz')}) = raw × {sensitivity:g}")
@@ -934,7 +937,7 @@ board_read() { # name device "counts" "scales": the client's values checked
     wait_for 10 grep -q '"magnetometer"' /run/monitor-$1.log
     reading=$(found | tr '\n' '|')
     wait $m
-    verdict=$(board_values /run/monitor-$1.log $2 $magn "$3" "$4" 2>&1)
+    verdict=$(board_values /run/monitor-$1.log $2 $2 $magn "$3" "$4" 2>&1)
     case $verdict in
         ok*) result board-values-$1 PASS "${verdict#ok }; $reading" ;;
         *) result board-values-$1 FAIL "${verdict#bad }; $(found | tr '\n' '|'); $(head -c 300 /run/monitor-$1.log | tr '\n' '|'); $(since | tail -4 | tr '\n' '|')" ;;
@@ -1099,21 +1102,21 @@ fi
 # (o3) poses and motion. The chip reports the specific force (+1 g on the up axis, as MEMS parts
 #      and Android do) where a HID hub reports the gravity vector: motiond reads x and y as
 #      iio-sensor-proxy does (after the matrix, the gravity vector's sign) and turns z and the
-#      gyroscope to match (SensorDiscovery.resolveMountMatrix). A client's deviceMotion and
-#      orientation through a pose sequence: unconfigured (the kernel's identity, as a board's
-#      overlay without a mount-matrix gives), then with the board's mount matrix in motiond.toml
+#      gyroscope to match (MountMatrix.applied(for:specificForce:)). A client's accelerometer
+#      and orientation through a pose sequence: unconfigured (the kernel's identity, as a
+#      board's overlay without a mount-matrix gives), then with the board's mount matrix in motiond.toml
 #      (the route on a board: no hwdb entry), then a quarter turn about x from face up to
 #      upright at 45 °/s, written every 20 ms into the registers, the gyroscope's rate with the
 #      accelerometer's turning: the fused gravity must follow within 10° all along.
 # A sequence: each line "name seconds ax ay az gx gy gz expected-orientation gx gy gz" (gravity
 # expected, G); marks in /run/poses-NAME.marks ("boot-time name expected..."), the client's
-# deviceMotion and orientation in /run/poses-NAME.log.
+# accelerometer and orientation in /run/poses-NAME.log.
 pose_run() { # name lines...
     name=$1; shift
     : > /run/poses-$name.marks
-    motionctl monitor --json --wait 10 --duration 60 --interval 0.05 deviceMotion orientation >/run/poses-$name.log 2>&1 &
+    motionctl monitor --json --wait 10 --duration 60 --interval 0.05 accelerometer orientation >/run/poses-$name.log 2>&1 &
     m=$!
-    wait_for 10 grep -q deviceMotion /run/poses-$name.log
+    wait_for 10 grep -q acceleration /run/poses-$name.log
     for line in "$@"; do
         set -- $line
         bmi_pose $3 $4 $5 $6 $7 $8
@@ -1122,8 +1125,10 @@ pose_run() { # name lines...
     done
     kill $m 2>/dev/null; wait $m 2>/dev/null
 }
-# Each pose held: the last deviceMotion gravity before its mark within 5° of the expected, the
-# last orientation reported before it the expected one.
+# Each pose held: the last accelerometer value before its mark within 5° of the gravity
+# expected, the last orientation reported before it the expected one. (Not the fused gravity: a
+# pose written at once, with the gyroscope still, is a turn the gyroscope denies, which the
+# fusion takes seconds to believe; the turn below is the motion check.)
 pose_verdict() { # name
     python3 - /run/poses-$1.log /run/poses-$1.marks <<'EOP'
 import json, math, sys
@@ -1131,21 +1136,21 @@ samples, orientations = [], []
 for line in open(sys.argv[1]):
     try: m = json.loads(line)
     except ValueError: continue
-    if m.get("type") == "deviceMotion": samples.append((m["timestamp"], m["gravity"]))
+    if m.get("type") == "accelerometer": samples.append((m["timestamp"], m["acceleration"]))
     elif m.get("type") == "orientation": orientations.append((m["timestamp"], m["orientation"]))
 bad, said = [], []
 for line in open(sys.argv[2]):
     t, name, orientation, *g = line.split()
     t, want = float(t), [float(v) for v in g]
     before = [s for s in samples if s[0] <= t]
-    if not before: bad.append(f"{name}: no deviceMotion"); continue
+    if not before: bad.append(f"{name}: no accelerometer value"); continue
     got = before[-1][1]; v = [got["x"], got["y"], got["z"]]
     cos = sum(a * b for a, b in zip(v, want)) / (math.hypot(*v) * math.hypot(*want))
     angle = math.degrees(math.acos(max(-1, min(1, cos))))
     seen = [o for o in orientations if o[0] <= t]
     now = seen[-1][1] if seen else "none"
-    said.append(f"{name}: gravity ({v[0]:+.2f} {v[1]:+.2f} {v[2]:+.2f}) {angle:.1f}° off, {now}")
-    if angle > 5: bad.append(f"{name}: gravity {angle:.1f}° off ({v[0]:+.2f} {v[1]:+.2f} {v[2]:+.2f}, expected {want})")
+    said.append(f"{name}: acceleration ({v[0]:+.2f} {v[1]:+.2f} {v[2]:+.2f}) {angle:.1f}° off, {now}")
+    if angle > 5: bad.append(f"{name}: acceleration {angle:.1f}° off ({v[0]:+.2f} {v[1]:+.2f} {v[2]:+.2f}, gravity expected {want})")
     if now != orientation: bad.append(f"{name}: orientation {now}, expected {orientation}")
 print(("ok " if not bad else "bad " + "; ".join(bad) + " | ") + "; ".join(said))
 EOP
@@ -1267,7 +1272,75 @@ if [ -d $hrtimer ]; then
 else
     unbind 0x69
 fi
+
+# (o4) a third IMU driver: an LSM6DS3 (st_lsm6dsx), which makes two devices, lsm6ds3_accel and
+#      lsm6ds3_gyro, and without an interrupt neither buffer nor trigger: polled, each raw read
+#      a one-shot measurement (the driver powers the sensor up, sleeps three or four periods,
+#      reads, powers it down). Its identity (WHO_AM_I 0x69) and an empty FIFO (FIFO_STATUS2
+#      0x10) for the probe; ±2 g and 245 °/s, the driver's defaults.
+systemctl start motiond.service
+regs 0x6a 0x0f 0x69; regs 0x6a 0x3a 0x00 0x10
+lsm="1024 -2048 16393 300 -600 900"
+# Gyroscope x y z, then accelerometer x y z, from 0x22, least significant byte first.
+regs 0x6a 0x22 $(le16 300) $(le16 -600) $(le16 900) $(le16 1024) $(le16 -2048) $(le16 16393)
+bind lsm6ds3 0x6a
+udevadm settle -t 30
+imu=$(iio_by_name lsm6ds3_accel); imu=${imu##*/}
+gyro_dev=$(iio_by_name lsm6ds3_gyro); gyro_dev=${gyro_dev##*/}
+third_board() { on accelerometer lsm6ds3_accel && on gyroscope lsm6ds3_gyro; }
+wait_for 30 third_board
+diag "$(made $imu); $(made $gyro_dev); $imu: $(scales $imu); $gyro_dev: $(scales $gyro_dev)"
+# The datasheet's ±2 g sensitivity, 0.061 mg per count, and 245 °/s, 8.75 mdps, as the driver
+# rounds them: 0.000598205 and 0.000152716; each sensor from its own device.
+motionctl monitor --json --wait 10 --duration 6 --interval 0.05 accelerometer gyro magnetometer >/run/monitor-lsm.log 2>&1
+verdict=$(board_values /run/monitor-lsm.log $imu $gyro_dev $magn "$lsm $field" "0.000598205 0.000152716 $ak8975_scale" 2>&1)
+case $verdict in
+    ok*) result board-values-lsm6ds3 PASS "${verdict#ok }; $(found | grep -E 'accelerometer|gyroscope' | tr '\n' '|')" ;;
+    *) result board-values-lsm6ds3 FAIL "${verdict#bad }; $(found | tr '\n' '|'); $(head -c 300 /run/monitor-lsm.log | tr '\n' '|'); $(since | tail -4 | tr '\n' '|')" ;;
+esac
+unbind 0x6a
 unbind 0x0c
+
+# (o5) a second magnetometer driver: an HMC5883L (hmc5843), its identity "H43" and its status
+#      register's ready bit (its driver waits for it before each read), a field of (0.2, 0, -0.4)
+#      G at the chip's 1090 counts a Gauss: x 218, z -436 (big-endian, in the chip's order X, Z,
+#      Y from 0x03). The driver reports in_magn_scale 0.000009174, a hundredth of Gauss per count
+#      (its table is 10^7/gain nano); motiond puts that right (DriverScaleCorrection): the client
+#      reads (-20, 0, -40) µT (x and y negated: a specific-force family's chip, "Axes"), a
+#      field the Earth's size.
+regs 0x1e 0x0a 0x48 0x34 0x33; regs 0x1e 0x09 0x01
+regs 0x1e 0x03 $(be16 218) $(be16 -436) $(be16 0)
+bind hmc5883l 0x1e
+udevadm settle -t 30
+magn=$(iio_by_name hmc5883l); magn=${magn##*/}
+wait_for 30 on magnetometer hmc5883l
+motionctl monitor --json --wait 10 --duration 4 --interval 0.1 magnetometer >/run/monitor-hmc.log 2>&1
+verdict=$(python3 - /run/monitor-hmc.log "$magn" <<'EOP'
+import json, sys
+last = None
+for line in open(sys.argv[1]):
+    try: m = json.loads(line)
+    except ValueError: continue
+    if m.get("type") == "magnetometer": last = m["magneticField"]
+dev = sys.argv[2]
+def attr(name): return open(f"/sys/bus/iio/devices/{dev}/{name}").read().strip()
+scale, raw = float(attr("in_magn_scale")), [int(attr(f"in_magn_{a}_raw")) for a in "xyz"]
+bad = []
+if scale != 0.000009174: bad.append(f"in_magn_scale {scale:g}, the driver's table says 0.000009174")
+if raw != [218, 0, -436]: bad.append(f"raw {raw}, registers [218, 0, -436]")
+want = [-218 * scale * 1e4, 0.0, -436 * scale * 1e4]
+if last is None: bad.append("no magnetometer value")
+else:
+    got = [last[a] for a in "xyz"]
+    if any(abs(g - w) > scale * 1e4 for g, w in zip(got, want)): bad.append(f"magnetometer {got}, expected {[round(w, 3) for w in want]} µT")
+print(("ok " if not bad else "bad ") + "; ".join(bad) + f" sysfs scale {scale:g}, raw {raw}; motiond {last} µT")
+EOP
+)
+case $verdict in
+    ok*) result board-values-hmc5883l PASS "${verdict#ok }; $(motiond --list-sensors 2>&1 | grep -A3 'magnetometer —' | grep scale | tr -s ' ')" ;;
+    *) result board-values-hmc5883l FAIL "${verdict#bad }; $(found | tr '\n' '|'); $(since | tail -4 | tr '\n' '|')" ;;
+esac
+unbind 0x1e
 [ "$part" = boards ] && buffer_reads
 fi
 
