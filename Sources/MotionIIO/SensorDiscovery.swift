@@ -142,7 +142,9 @@ public struct SensorDiscovery: Sendable {
             let offsetFound = processed ? nil : try lookup("offset", of: channel, on: device)
             if let s = scaleFound {
                 guard s.value != 0 else { throw Skip(reason: "\(s.attribute) is 0 (a kernel bug): values would all be zero") }
-                scale[index] = s.value * (correction?.factor ?? 1)
+                // Sysfs gives at most nine decimals: scaled in nano units, the product prints
+                // as plainly as the kernel's value (0.0009174, not 0.0009174000000000001).
+                scale[index] = correction.map { (s.value * 1e9).rounded() * $0.factor / 1e9 } ?? s.value
             }
             offset[index] = offsetFound?.value ?? 0
             let valueAttribute = processed ? "input" : "raw"

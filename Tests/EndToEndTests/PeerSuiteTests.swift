@@ -206,6 +206,9 @@ struct PeerSuiteTests {
         #expect(served.daemon.process.stderr.contains("the buffer produced no data within 500 ms; polling accelerometer through sysfs instead"),
                 "\(served.daemon.process.stderr)")
         #expect(try await served.property("HasAccelerometer") == "b true")
+        // No trigger of its own, and no configfs in the testbed for a software trigger: said once.
+        let said = served.daemon.process.stderr.split(separator: "\n").filter { $0.contains("get no software trigger") }
+        #expect(said.count == 1 && said.first?.contains("no /sys/kernel/config: the kernel has no configfs (CONFIG_CONFIGFS_FS)") == true, "\(said)")
     }
 
     @Test("a buffer that gives no data at first, on a device with nothing to poll: its buffer is read on, and its first scans answer the claim",

@@ -907,6 +907,126 @@ for (stream, key, dev, kind, unit, signs), base, sensitivity in zip(streams, (0,
 print(("ok " if not bad else "bad ") + "; ".join(bad + said))
 EOP
 }
+# A pose sequence (the checks (o3)): each line "name seconds ax ay az gx gy gz expected-orientation gx gy gz" (gravity
+# expected, G); marks in /run/poses-NAME.marks ("boot-time name expected..."), the client's
+# accelerometer and orientation in /run/poses-NAME.log.
+pose_run() { # name pose-function lines...
+    name=$1; posefn=$2; shift 2
+    : > /run/poses-$name.marks
+    motionctl monitor --json --wait 10 --duration 60 --interval 0.05 accelerometer orientation >/run/poses-$name.log 2>&1 &
+    m=$!
+    wait_for 10 grep -q acceleration /run/poses-$name.log
+    for line in "$@"; do
+        set -- $line
+        $posefn $3 $4 $5 $6 $7 $8
+        sleep $2
+        echo "$(awk '{print $1}' /proc/uptime) $1 $9 ${10} ${11} ${12}" >> /run/poses-$name.marks
+    done
+    kill $m 2>/dev/null; wait $m 2>/dev/null
+}
+# Each pose held: the last accelerometer value before its mark within 5° of the gravity
+# expected, the last orientation reported before it the expected one. (Not the fused gravity: a
+# pose written at once, with the gyroscope still, is a turn the gyroscope denies, which the
+# fusion takes seconds to believe; the turn below is the motion check.)
+pose_verdict() { # name
+    python3 - /run/poses-$1.log /run/poses-$1.marks <<'EOP'
+import json, math, sys
+samples, orientations = [], []
+for line in open(sys.argv[1]):
+    try: m = json.loads(line)
+    except ValueError: continue
+    if m.get("type") == "accelerometer": samples.append((m["timestamp"], m["acceleration"]))
+    elif m.get("type") == "orientation": orientations.append((m["timestamp"], m["orientation"]))
+bad, said = [], []
+for line in open(sys.argv[2]):
+    t, name, orientation, *g = line.split()
+    t, want = float(t), [float(v) for v in g]
+    before = [s for s in samples if s[0] <= t]
+    if not before: bad.append(f"{name}: no accelerometer value"); continue
+    got = before[-1][1]; v = [got["x"], got["y"], got["z"]]
+    cos = sum(a * b for a, b in zip(v, want)) / (math.hypot(*v) * math.hypot(*want))
+    angle = math.degrees(math.acos(max(-1, min(1, cos))))
+    seen = [o for o in orientations if o[0] <= t]
+    now = seen[-1][1] if seen else "none"
+    said.append(f"{name}: acceleration ({v[0]:+.2f} {v[1]:+.2f} {v[2]:+.2f}) {angle:.1f}° off, {now}")
+    if angle > 5: bad.append(f"{name}: acceleration {angle:.1f}° off ({v[0]:+.2f} {v[1]:+.2f} {v[2]:+.2f}, gravity expected {want})")
+    if now != orientation: bad.append(f"{name}: orientation {now}, expected {orientation}")
+print(("ok " if not bad else "bad " + "; ".join(bad) + " | ") + "; ".join(said))
+EOP
+}
+# A quarter turn, from face up (lying) to upright, about the device's x at 45 °/s: the
+# accelerometer's specific force and the gyroscope's +0.785 rad/s (737 counts at 0.001065 or
+# 0.001064724 rad/s), written in one block every 20 ms from the clock (i2c-dev, SMBus I2C block
+# write), each write's time and angle logged; a client's deviceMotion meanwhile. The fused
+# gravity against the written angle's (0, -sin θ, -cos θ), from 0.3 s into the turn to 1 s after
+# it: the worst angle between them, and the rotation rate mid-turn. The chip's y and the
+# gyroscope's x carry the signs the matrix in force asks: with the board's matrix (the BMI160
+# below) both +1, with the kernel's identity (the MPU-6050) both -1, the frame motiond reads
+# such a chip in ("Axes").
+board_turn() { # name address layout (bmi: LE gyro then accel from 0x0c; mpu: BE accel, temp, gyro from 0x3b) y-sign gyro-sign
+    motionctl monitor --json --wait 10 --duration 8 --interval 0.02 deviceMotion >/run/turn-$1.log 2>&1 &
+    m=$!
+    wait_for 10 grep -q deviceMotion /run/turn-$1.log
+    python3 - "$stub" /run/turn-$1.writes "$2" "$3" "$4" "$5" <<'EOP'
+import ctypes, fcntl, math, os, struct, sys, time
+bus, out, address, layout, ysign, gsign = int(sys.argv[1]), sys.argv[2], int(sys.argv[3], 16), sys.argv[4], int(sys.argv[5]), int(sys.argv[6])
+fd = os.open(f"/dev/i2c-{bus}", os.O_RDWR)
+fcntl.ioctl(fd, 0x0706, address)  # I2C_SLAVE_FORCE: the bound driver holds the address
+def write(reg, values):
+    block = (ctypes.c_ubyte * 34)(len(values), *values)
+    # struct i2c_smbus_ioctl_data: read_write (u8), command (u8), size (u32), data (pointer)
+    args = struct.pack("BBxxIP", 0, reg, 8, ctypes.addressof(block))  # I2C_SMBUS_WRITE, I2C_SMBUS_I2C_BLOCK_DATA
+    fcntl.ioctl(fd, 0x0720, args)
+def le16(v): return [v & 255, (v >> 8) & 255]
+def be16(v): return [(v >> 8) & 255, v & 255]
+rate, duration, log = math.radians(45), 2.0, []
+clock = lambda: time.clock_gettime(time.CLOCK_BOOTTIME)
+def pose(theta, gyro):
+    a = [0, ysign * round(16384 * math.sin(theta)), round(16384 * math.cos(theta))]
+    g = [gsign * gyro, 0, 0]
+    if layout == "bmi": write(0x0c, sum((le16(v & 0xffff) for v in g + a), []))
+    else: write(0x3b, sum((be16(v & 0xffff) for v in a + [-3920] + g), []))
+pose(0, 0); time.sleep(1.5)
+start = clock()
+while True:
+    t = clock() - start
+    theta = min(rate * t, math.pi / 2)
+    pose(theta, 737 if t < duration else 0)
+    log.append((clock(), math.degrees(theta)))
+    if t >= duration: break
+    time.sleep(0.02)
+time.sleep(1.5)
+open(out, "w").write("".join("%.6f %.3f\n" % e for e in log))
+EOP
+    wait $m
+    verdict=$(python3 - /run/turn-$1.log /run/turn-$1.writes <<'EOP'
+import bisect, json, math, sys
+samples = [m for m in (json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")) if m.get("type") == "deviceMotion"]
+log = [tuple(map(float, l.split())) for l in open(sys.argv[2])]
+times = [t for t, _ in log]
+start, end = log[0][0], log[-1][0]
+worst, at, rates = 0.0, 0.0, []
+for m in samples:
+    t = m["timestamp"]
+    if not (start + 0.3 <= t <= end + 1.0): continue
+    theta = math.radians(log[max(0, bisect.bisect_right(times, t) - 1)][1])
+    want = (0, -math.sin(theta), -math.cos(theta))
+    g = m["gravity"]; v = (g["x"], g["y"], g["z"])
+    cos = sum(a * b for a, b in zip(v, want)) / math.hypot(*v)
+    angle = math.degrees(math.acos(max(-1, min(1, cos))))
+    if angle > worst: worst, at = angle, t - start
+    if start + 0.5 <= t <= end - 0.5: rates.append(m["rotationRate"]["x"])
+last = samples[-1]["gravity"] if samples else {}
+rate = sorted(rates)[len(rates) // 2] if rates else float("nan")
+ok = samples and worst <= 10 and abs(rate - 0.785) < 0.16
+print(("ok" if ok else "bad") + f" worst {worst:.1f}° (at +{at:.2f} s) between the fused gravity and the written angle's over {len(samples)} values; rotation rate x {rate:.3f} rad/s mid-turn (written 0.785); at the end ({last.get('x', 0):+.2f} {last.get('y', 0):+.2f} {last.get('z', 0):+.2f})")
+EOP
+)
+    case $verdict in
+        ok*) result board-motion-fused-$1 PASS "${verdict#ok }" ;;
+        *) result board-motion-fused-$1 FAIL "${verdict#bad }; $(wc -l < /run/turn-$1.writes 2>/dev/null) writes; $(tail -c 300 /run/turn-$1.log | tr '\n' '|')" ;;
+    esac
+}
 seen=$(journalctl -q -o cat -u motiond.service | wc -l)
 mpu="2048 -1024 15872 100 -100 50"; field="67 -20 -133"
 bind ak8975 0x0c; bind mpu6050 0x68
@@ -949,6 +1069,19 @@ board_read() { # name device "counts" "scales": the client's values checked
 # = 0.003 G per count at the fuse ROM's 0x80 (ASA 128: (128 − 128) / 256 + 1 = 1).
 ak8975_scale=0.003
 board_read mpu6050 $imu "$mpu $field" "0.000598 0.001064724 $ak8975_scale"
+# Its poses, polled: face up reads face up; upright, without a matrix, upside down (as
+# iio-sensor-proxy reads x and y; the BMI160's checks below show the matrix and the motion).
+pose_run mpu mpu_pose "upright 2.5 0 16384 0 0 0 0 portraitUpsideDown 0 1 0" "face-up 2.5 0 0 16384 0 0 0 faceUp 0 0 -1"
+verdict=$(pose_verdict mpu)
+case $verdict in
+    ok*) result board-poses-mpu6050 PASS "${verdict#ok }" ;;
+    *) result board-poses-mpu6050 FAIL "${verdict#bad }" ;;
+esac
+# The turn, polled (no buffer without an interrupt), through the kernel's identity, from the
+# face-up pose the sequence ended in (a pose written at once is a turn the gyroscope denies: the
+# fusion takes seconds to believe it, so the turn starts from where it already is).
+board_turn mpu6050 0x68 mpu -1 -1
+mpu_pose $mpu
 # The IMU unplugged; another chip in its place is found and read the same way.
 unbind 0x68
 if wait_for 15 unavail; then
@@ -1108,54 +1241,7 @@ fi
 #      (the route on a board: no hwdb entry), then a quarter turn about x from face up to
 #      upright at 45 °/s, written every 20 ms into the registers, the gyroscope's rate with the
 #      accelerometer's turning: the fused gravity must follow within 10° all along.
-# A sequence: each line "name seconds ax ay az gx gy gz expected-orientation gx gy gz" (gravity
-# expected, G); marks in /run/poses-NAME.marks ("boot-time name expected..."), the client's
-# accelerometer and orientation in /run/poses-NAME.log.
-pose_run() { # name lines...
-    name=$1; shift
-    : > /run/poses-$name.marks
-    motionctl monitor --json --wait 10 --duration 60 --interval 0.05 accelerometer orientation >/run/poses-$name.log 2>&1 &
-    m=$!
-    wait_for 10 grep -q acceleration /run/poses-$name.log
-    for line in "$@"; do
-        set -- $line
-        bmi_pose $3 $4 $5 $6 $7 $8
-        sleep $2
-        echo "$(awk '{print $1}' /proc/uptime) $1 $9 ${10} ${11} ${12}" >> /run/poses-$name.marks
-    done
-    kill $m 2>/dev/null; wait $m 2>/dev/null
-}
-# Each pose held: the last accelerometer value before its mark within 5° of the gravity
-# expected, the last orientation reported before it the expected one. (Not the fused gravity: a
-# pose written at once, with the gyroscope still, is a turn the gyroscope denies, which the
-# fusion takes seconds to believe; the turn below is the motion check.)
-pose_verdict() { # name
-    python3 - /run/poses-$1.log /run/poses-$1.marks <<'EOP'
-import json, math, sys
-samples, orientations = [], []
-for line in open(sys.argv[1]):
-    try: m = json.loads(line)
-    except ValueError: continue
-    if m.get("type") == "accelerometer": samples.append((m["timestamp"], m["acceleration"]))
-    elif m.get("type") == "orientation": orientations.append((m["timestamp"], m["orientation"]))
-bad, said = [], []
-for line in open(sys.argv[2]):
-    t, name, orientation, *g = line.split()
-    t, want = float(t), [float(v) for v in g]
-    before = [s for s in samples if s[0] <= t]
-    if not before: bad.append(f"{name}: no accelerometer value"); continue
-    got = before[-1][1]; v = [got["x"], got["y"], got["z"]]
-    cos = sum(a * b for a, b in zip(v, want)) / (math.hypot(*v) * math.hypot(*want))
-    angle = math.degrees(math.acos(max(-1, min(1, cos))))
-    seen = [o for o in orientations if o[0] <= t]
-    now = seen[-1][1] if seen else "none"
-    said.append(f"{name}: acceleration ({v[0]:+.2f} {v[1]:+.2f} {v[2]:+.2f}) {angle:.1f}° off, {now}")
-    if angle > 5: bad.append(f"{name}: acceleration {angle:.1f}° off ({v[0]:+.2f} {v[1]:+.2f} {v[2]:+.2f}, gravity expected {want})")
-    if now != orientation: bad.append(f"{name}: orientation {now}, expected {orientation}")
-print(("ok " if not bad else "bad " + "; ".join(bad) + " | ") + "; ".join(said))
-EOP
-}
-pose_run plain "face-up 2.5 0 0 16384 0 0 0 faceUp 0 0 -1" "upright 2.5 0 16384 0 0 0 0 portraitUpsideDown 0 1 0"
+pose_run plain bmi_pose "face-up 2.5 0 0 16384 0 0 0 faceUp 0 0 -1" "upright 2.5 0 16384 0 0 0 0 portraitUpsideDown 0 1 0"
 verdict=$(pose_verdict plain)
 case $verdict in
     ok*) result board-poses-unconfigured PASS "as iio-sensor-proxy reads x and y (upright reads as upside down without a matrix), face up as face up: ${verdict#ok }" ;;
@@ -1168,79 +1254,13 @@ cp /etc/motiond/motiond.toml /run/motiond.toml.saved
 printf '\n[[mount-matrix]]\ndevice = "bmi160"\nkind = "accelerometer"\nmatrix = "-1, 0, 0; 0, -1, 0; 0, 0, 1"\n\n[[mount-matrix]]\ndevice = "bmi160"\nkind = "gyroscope"\nmatrix = "-1, 0, 0; 0, -1, 0; 0, 0, 1"\n' >> /etc/motiond/motiond.toml
 systemctl restart motiond.service; wait_for 20 systemctl -q is-active motiond.service
 listed=$(motiond --list-sensors 2>&1 | grep -E '^ *mount matrix' | head -2 | tr -s ' ' | tr '\n' '|')
-pose_run matrix "upright 2.5 0 16384 0 0 0 0 portrait 0 -1 0" "left-up 2.5 -16384 0 0 0 0 0 landscapeRight 1 0 0" "face-up 2.5 0 0 16384 0 0 0 faceUp 0 0 -1"
+pose_run matrix bmi_pose "upright 2.5 0 16384 0 0 0 0 portrait 0 -1 0" "left-up 2.5 -16384 0 0 0 0 0 landscapeRight 1 0 0" "face-up 2.5 0 0 16384 0 0 0 faceUp 0 0 -1"
 verdict=$(pose_verdict matrix)
 case $verdict in
     ok*) result board-mount-matrix-config PASS "${verdict#ok }; $listed" ;;
     *) result board-mount-matrix-config FAIL "${verdict#bad }; $listed" ;;
 esac
-# The quarter turn, from face up (lying) to upright, about x at 45 °/s: the accelerometer's
-# specific force (0, 16384 sin θ, 16384 cos θ) and the gyroscope's +0.785 rad/s on x (737 counts
-# at 0.001065 rad/s), written in one block every 20 ms from the clock (i2c-dev, SMBus I2C block
-# write), each write's time and angle logged.
-turn() {
-    python3 - "$stub" /run/turn.log <<'EOP'
-import ctypes, fcntl, math, os, struct, sys, time
-bus, out = int(sys.argv[1]), sys.argv[2]
-fd = os.open(f"/dev/i2c-{bus}", os.O_RDWR)
-fcntl.ioctl(fd, 0x0706, 0x69)  # I2C_SLAVE_FORCE: the bound driver holds the address
-def write(reg, values):
-    block = (ctypes.c_ubyte * 34)(len(values), *values)
-    # struct i2c_smbus_ioctl_data: read_write (u8), command (u8), size (u32), data (pointer)
-    args = struct.pack("BBxxIP", 0, reg, 8, ctypes.addressof(block))  # I2C_SMBUS_WRITE, I2C_SMBUS_I2C_BLOCK_DATA
-    fcntl.ioctl(fd, 0x0720, args)
-def le16(v): return [v & 255, (v >> 8) & 255]
-rate, duration, log = math.radians(45), 2.0, []
-clock = lambda: time.clock_gettime(time.CLOCK_BOOTTIME)
-def pose(theta, gyro):
-    a = [0, round(16384 * math.sin(theta)), round(16384 * math.cos(theta))]
-    write(0x0c, le16(gyro) + le16(0) + le16(0) + sum((le16(v & 0xffff) for v in a), []))
-pose(0, 0); time.sleep(1.0)
-start = clock()
-while True:
-    t = clock() - start
-    theta = min(rate * t, math.pi / 2)
-    pose(theta, 737 if t < duration else 0)
-    log.append((clock(), math.degrees(theta)))
-    if t >= duration: break
-    time.sleep(0.02)
-time.sleep(1.5)
-open(out, "w").write("".join("%.6f %.3f\n" % e for e in log))
-EOP
-}
-motionctl monitor --json --wait 10 --duration 8 --interval 0.02 deviceMotion >/run/turn-motion.log 2>&1 &
-m=$!
-wait_for 10 grep -q deviceMotion /run/turn-motion.log
-turn
-wait $m
-# The fused gravity against the written angle's (0, -sin θ, -cos θ), from 0.3 s into the turn to
-# 1 s after it: the worst angle between them; the rotation rate mid-turn.
-verdict=$(python3 - /run/turn-motion.log /run/turn.log <<'EOP'
-import bisect, json, math, sys
-samples = [m for m in (json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")) if m.get("type") == "deviceMotion"]
-log = [tuple(map(float, l.split())) for l in open(sys.argv[2])]
-times = [t for t, _ in log]
-start, end = log[0][0], log[-1][0]
-worst, rates = 0.0, []
-for m in samples:
-    t = m["timestamp"]
-    if not (start + 0.3 <= t <= end + 1.0): continue
-    theta = math.radians(log[max(0, bisect.bisect_right(times, t) - 1)][1])
-    want = (0, -math.sin(theta), -math.cos(theta))
-    g = m["gravity"]; v = (g["x"], g["y"], g["z"])
-    cos = sum(a * b for a, b in zip(v, want)) / math.hypot(*v)
-    worst = max(worst, math.degrees(math.acos(max(-1, min(1, cos)))))
-    if start + 0.5 <= t <= end - 0.5: rates.append(m["rotationRate"]["x"])
-last = samples[-1]["gravity"] if samples else {}
-rate = sorted(rates)[len(rates) // 2] if rates else float("nan")
-ok = samples and worst <= 10 and abs(rate - 0.785) < 0.16
-print(("ok" if ok else "bad") + f" worst {worst:.1f}° between the fused gravity and the written angle's over {len(samples)} values; rotation rate x {rate:.3f} rad/s mid-turn (written 0.785); at the end ({last.get('x', 0):+.2f} {last.get('y', 0):+.2f} {last.get('z', 0):+.2f})")
-EOP
-)
-case $verdict in
-    ok*) result board-motion-fused PASS "${verdict#ok }" ;;
-    *) result board-motion-fused FAIL "${verdict#bad }; turn log $(wc -l < /run/turn.log 2>/dev/null) writes; $(tail -c 300 /run/turn-motion.log | tr '\n' '|')" ;;
-esac
+board_turn bmi160 0x69 bmi 1 1
 cp /run/motiond.toml.saved /etc/motiond/motiond.toml
 systemctl restart motiond.service; wait_for 20 systemctl -q is-active motiond.service
 # Stopped while a client reads, motiond leaves the board's chips as it found them, with no
@@ -1297,6 +1317,14 @@ verdict=$(board_values /run/monitor-lsm.log $imu $gyro_dev $magn "$lsm $field" "
 case $verdict in
     ok*) result board-values-lsm6ds3 PASS "${verdict#ok }; $(found | grep -E 'accelerometer|gyroscope' | tr '\n' '|')" ;;
     *) result board-values-lsm6ds3 FAIL "${verdict#bad }; $(found | tr '\n' '|'); $(head -c 300 /run/monitor-lsm.log | tr '\n' '|'); $(since | tail -4 | tr '\n' '|')" ;;
+esac
+# Its poses, each raw read a one-shot measurement (held 4 s: a reading takes a few hundred ms).
+lsm_pose() { regs 0x6a 0x22 $(le16 $4) $(le16 $5) $(le16 $6) $(le16 $1) $(le16 $2) $(le16 $3); }
+pose_run lsm lsm_pose "face-up 4 0 0 16393 0 0 0 faceUp 0 0 -1" "upright 4 0 16393 0 0 0 0 portraitUpsideDown 0 1 0"
+verdict=$(pose_verdict lsm)
+case $verdict in
+    ok*) result board-poses-lsm6ds3 PASS "${verdict#ok }" ;;
+    *) result board-poses-lsm6ds3 FAIL "${verdict#bad }" ;;
 esac
 unbind 0x6a
 unbind 0x0c
