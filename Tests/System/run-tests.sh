@@ -1343,14 +1343,15 @@ case $verdict in
 esac
 # Its poses, each raw read a one-shot measurement (held 4 s: a reading takes a few hundred ms).
 lsm_pose() { regs 0x6a 0x22 $(le16 $4) $(le16 $5) $(le16 $6) $(le16 $1) $(le16 $2) $(le16 $3); }
-pose_run lsm lsm_pose "face-up 4 0 0 16393 0 0 0 faceUp 0 0 -1" "upright 4 0 16393 0 0 0 0 portraitUpsideDown 0 1 0"
+pose_run lsm lsm_pose "upright 4 0 16393 0 0 0 0 portraitUpsideDown 0 1 0" "face-up 4 0 0 16393 0 0 0 faceUp 0 0 -1"
 verdict=$(pose_verdict lsm)
 case $verdict in
     ok*) result board-poses-lsm6ds3 PASS "${verdict#ok }" ;;
     *) result board-poses-lsm6ds3 FAIL "${verdict#bad }" ;;
 esac
-# A quarter turn as on the others, slower (15 °/s: a reading takes a few hundred ms here; 1714
-# counts at 0.000152716 rad/s; 16393 counts a g), through the kernel's identity.
+# A quarter turn as on the others, from the face-up pose the sequence ended in, slower (15 °/s:
+# a reading takes a few hundred ms here; 1714 counts at 0.000152716 rad/s; 16393 counts a g),
+# through the kernel's identity.
 board_turn lsm6ds3 0x6a lsm -1 -1 15 1714 16393
 lsm_attrs=$imu; lsm_attrs_gyro=$gyro_dev
 unbind 0x0c
@@ -1404,9 +1405,23 @@ if [ "$after" = "$lsm_hmc_before" ] && [ "$(systemctl show -p Result --value mot
 else
     result board-stop-restores-lsm6ds3-hmc5883l FAIL "at bind: $lsm_hmc_before; after stop: $after"
 fi
+# Unplugged, plugged back, unplugged again: the LSM6DS3's two devices and the HMC5883L go
+# unavailable, come back under their drivers' names, and go again.
 systemctl start motiond.service
-unbind 0x6a
-unbind 0x1e
+wait_for 15 on magnetometer hmc5883l
+gone_both() { found | grep -E '^ accelerometer' | grep -q unavailable && found | grep -E '^ magnetometer' | grep -q unavailable; }
+unbind 0x6a; unbind 0x1e
+wait_for 15 gone_both; first=$(found | grep -E '^ (accelerometer|magnetometer)' | tr '\n' '|')
+bind lsm6ds3 0x6a; bind hmc5883l 0x1e
+udevadm settle -t 30
+back_both() { on accelerometer lsm6ds3_accel && on gyroscope lsm6ds3_gyro && on magnetometer hmc5883l; }
+wait_for 30 back_both; back=$(found | grep -E '^ (accelerometer|gyroscope|magnetometer)' | tr '\n' '|')
+unbind 0x6a; unbind 0x1e
+if echo "$first" | grep -q unavailable && echo "$back" | grep -q lsm6ds3_gyro && echo "$back" | grep -q hmc5883l && wait_for 15 gone_both; then
+    result board-replug-lsm6ds3-hmc5883l PASS "unplugged: $first plugged back: $back unplugged again"
+else
+    result board-replug-lsm6ds3-hmc5883l FAIL "unplugged: $first plugged back: $back now: $(found | tr '\n' '|')"
+fi
 [ "$part" = boards ] && buffer_reads
 fi
 
