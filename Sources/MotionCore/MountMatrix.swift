@@ -73,9 +73,7 @@ public struct MountMatrix: Sendable, Hashable, Codable, CustomStringConvertible 
 
     /// The proper matrix to use: this one if proper, otherwise this one with its z row negated.
     public var proper: MountMatrix {
-        guard !isProper else { return self }
-        let r = matrix.rows
-        return MountMatrix(validated: Matrix3(rows: r[0], r[1], .zero - r[2]))
+        isProper ? self : zRowNegated
     }
 
     /// The improper matrix to use for a specific-force accelerometer: this one if improper,
@@ -84,7 +82,11 @@ public struct MountMatrix: Sendable, Hashable, Codable, CustomStringConvertible 
     /// the gravity vector (−1 g up, lying face up): the matrix is the negation of the proper
     /// rotation ``negated`` gives, in which the chip's gyroscope and magnetometer are read.
     public var improper: MountMatrix {
-        guard isProper else { return self }
+        isProper ? zRowNegated : self
+    }
+
+    /// This matrix with its z row negated (0 − x, not −x: no negative zeros in the text form).
+    private var zRowNegated: MountMatrix {
         let r = matrix.rows
         return MountMatrix(validated: Matrix3(rows: r[0], r[1], .zero - r[2]))
     }
@@ -107,7 +109,7 @@ public struct MountMatrix: Sendable, Hashable, Codable, CustomStringConvertible 
     /// gyroscope says.
     public func applied(for kind: SensorKind, specificForce: Bool) -> MountMatrix {
         guard specificForce else { return proper }
-        return kind == .accelerometer || kind == .baseAccelerometer ? improper : improper.negated
+        return kind.isAccelerometer ? improper : improper.negated
     }
 
     /// Device-frame vector for a chip-frame vector.

@@ -28,6 +28,9 @@ public enum SensorKind: String, Sendable, Hashable, Codable, CaseIterable, Custo
     /// opposed to a scalar light or proximity sensor.
     public var isMotion: Bool { axisCount == 3 }
 
+    /// Whether this is an accelerometer, the display's or a convertible's base one.
+    public var isAccelerometer: Bool { self == .accelerometer || self == .baseAccelerometer }
+
     /// Values per sample: 3 for the motion sensors, 1 for light and proximity.
     public var axisCount: Int {
         switch self {

@@ -228,7 +228,7 @@ final class Pipeline: @unchecked Sendable {
             if sample.kind == .accelerometer {
                 engine.readingInterval = request.wakeIntervals[.accelerometer].map { max($0, SourceRequest.restEventCheck) } ?? 0
             }
-            if sample.kind == .accelerometer || sample.kind == .baseAccelerometer { followRest(sample) }
+            if sample.kind.isAccelerometer { followRest(sample) }
             if let event = engine.update(sample) {
                 log.engine(event, engine: engine)
                 if case .calibrationAccuracyChanged(_, let accuracy) = event {

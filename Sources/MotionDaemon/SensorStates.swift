@@ -58,7 +58,7 @@ struct SensorStates: Sendable {
                            restInterval: availability.isAvailable && kind.isMotion ? request.wakeIntervals[kind] : nil,
                            location: availability.isAvailable ? availability.location : nil,
                            unit: availability.isAvailable ? availability.unit : nil,
-                           specificForce: availability.isAvailable && (kind == .accelerometer || kind == .baseAccelerometer) && availability.specificForce)
+                           specificForce: availability.isAvailable && kind.isAccelerometer && availability.specificForce)
     }
 
     /// Every sensor's state.

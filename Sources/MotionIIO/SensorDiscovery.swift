@@ -250,7 +250,7 @@ public struct SensorDiscovery: Sendable {
             candidates.append(("configuration", { override.matrix }, override.matrix.description))
         }
         // hwdb's ACCEL_MOUNT_MATRIX describes an accelerometer only (the base's its own).
-        if kind == .accelerometer || kind == .baseAccelerometer, let text = udev?.properties["ACCEL_MOUNT_MATRIX"] {
+        if kind.isAccelerometer, let text = udev?.properties["ACCEL_MOUNT_MATRIX"] {
             candidates.append(("udev ACCEL_MOUNT_MATRIX", { try MountMatrix(parsing: text) }, text))
         }
         // By type (a channel attribute for libiio), then by direction, then shared by all.
@@ -262,15 +262,13 @@ public struct SensorDiscovery: Sendable {
             candidates.append(("sysfs \(attribute)", { try MountMatrix(parsing: text) }, text))
         }
         func choice(_ matrix: MountMatrix, source: String, given: String) -> (applied: MountMatrix, choice: SensorDescriptor.MountMatrixChoice) {
-            if specificForce {
-                return (matrix.applied(for: kind, specificForce: true), .init(source: source, given: given, correctedImproper: false, specificForce: true, notes: notes))
+            let applied = matrix.applied(for: kind, specificForce: specificForce)
+            // Only a HID hub's improper matrix is a correction (a specific-force chip's is read so).
+            let corrected = !specificForce && !matrix.isProper
+            if corrected {
+                notes.append("\(source) '\(given)' is improper (determinant \(SysfsNumber.format(matrix.matrix.determinant))): negated its z row to keep the device frame right-handed, giving '\(applied)'")
             }
-            guard !matrix.isProper else {
-                return (matrix, .init(source: source, given: given, correctedImproper: false, specificForce: false, notes: notes))
-            }
-            let applied = matrix.proper
-            notes.append("\(source) '\(given)' is improper (determinant \(SysfsNumber.format(matrix.matrix.determinant))): negated its z row to keep the device frame right-handed, giving '\(applied)'")
-            return (applied, .init(source: source, given: given, correctedImproper: true, specificForce: false, notes: notes))
+            return (applied, .init(source: source, given: given, correctedImproper: corrected, specificForce: specificForce, notes: notes))
         }
         for candidate in candidates {
             do {

@@ -89,7 +89,7 @@ public struct SensorListing: Sendable, Codable {
                 out += "  mount matrix \(c.mountMatrix) from \(sensor.mountMatrix.source)"
                 if sensor.mountMatrix.correctedImproper { out += " (improper '\(sensor.mountMatrix.given)', z row negated)" }
                 if sensor.mountMatrix.specificForce {
-                    out += sensor.kind == .accelerometer || sensor.kind == .baseAccelerometer
+                    out += sensor.kind.isAccelerometer
                         ? " (given '\(sensor.mountMatrix.given)'; specific force: x and y as given, z for the gravity vector)"
                         : " (given '\(sensor.mountMatrix.given)'; a specific-force chip's: the given negated, made proper)"
                 }

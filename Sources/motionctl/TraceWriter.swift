@@ -88,6 +88,6 @@ struct TraceWriter {
 
     /// Core Motion unit → trace unit.
     private static func traceFactor(_ kind: SensorKind) -> Double {
-        kind == .accelerometer || kind == .baseAccelerometer ? -PhysicalConstants.standardGravity : 1
+        kind.isAccelerometer ? -PhysicalConstants.standardGravity : 1
     }
 }
