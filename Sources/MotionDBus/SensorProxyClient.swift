@@ -32,9 +32,7 @@ public final class SensorProxyClient {
     }
 
     /// A bus failure or an error reply, with D-Bus's error name when there is one.
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
-    }
+    public typealias Failure = SystemBus.Failure
 
     private let bus: OpaquePointer
     private var slots: [OpaquePointer] = []
@@ -117,23 +115,7 @@ public final class SensorProxyClient {
     }
 
     private func call(_ destination: String, _ path: String, _ interface: String, _ member: String, argument: String?) throws(Failure) -> BusMessage {
-        var created: OpaquePointer?
-        var result = sd_bus_message_new_method_call(bus, &created, destination, path, interface, member)
-        guard result >= 0, let created else { throw Failure(description: "cannot call \(member): \(SystemError(result))") }
-        let message = BusMessage(owning: created)
-        if let argument { result = message.appendString(argument) }
-        guard result >= 0 else { throw Failure(description: "cannot call \(member): \(SystemError(result))") }
-        var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
-        defer { sd_bus_error_free(&error) }
-        var reply: OpaquePointer?
-        result = sd_bus_call(bus, message.pointer, 0, &error, &reply)
-        guard result >= 0, let reply else {
-            if let name = error.name {
-                throw Failure(description: "\(String(cString: name)): \(error.message.map { String(cString: $0) } ?? "")")
-            }
-            throw Failure(description: "\(member) failed: \(SystemError(result))")
-        }
-        return BusMessage(owning: reply)
+        try SystemBus.call(on: bus, destination, path, interface, member, argument: argument)
     }
 
     private func ownerChanged(_ message: BusMessage) {

@@ -1,6 +1,6 @@
 /// The names iio-sensor-proxy's API lives under on the system bus.
-enum SensorProxyObjects {
-    static let busName = "net.hadess.SensorProxy"
+public enum SensorProxyObjects {
+    public static let busName = "net.hadess.SensorProxy"
     static let mainPath = "/net/hadess/SensorProxy"
     static let mainInterface = "net.hadess.SensorProxy"
     static let compassPath = "/net/hadess/SensorProxy/Compass"

@@ -101,20 +101,22 @@ final class BufferedReader: DeviceReader {
     /// `batch` is the number of scans per wake-up of the reading thread (1: every scan as it
     /// comes); see ``batch`` for its limit. `softwareTrigger`, for a device without a trigger of
     /// its own, is attached like the device's own would be (its owner removes it).
+    /// `sensorProxy` says whether iio-sensor-proxy runs, for a buffer found enabled and not held.
     init(device: IIODevice, sensors: [SensorDescriptor], period: Double, batch: Int = 1, devices: [IIODevice],
-         softwareTrigger: SoftwareTrigger? = nil, output: ReaderOutput, logger: Logger) throws(Fallback) {
+         softwareTrigger: SoftwareTrigger? = nil, sensorProxy: () -> SensorProxyPresence = { .unknown("not asked") },
+         output: ReaderOutput, logger: Logger) throws(Fallback) {
         self.batch = Self.limited(batch, period: period, timeout: device.context.timeout)
         self.period = period
         self.device = device
         self.output = output
         self.logger = logger
 
-        switch BufferOwnership.check(device) {
+        switch BufferOwnership.check(device, sensorProxy: sensorProxy) {
         case .free: break
         case .held(let how): throw .busy(how)
-        case .abandoned:
+        case .abandoned(let who):
             // libiio disables and reconfigures it when opening.
-            logger.notice("the buffer of \(device) was left enabled by a program that is gone; taking it over")
+            logger.notice("the buffer of \(device) was left enabled \(who); taking it over")
         }
         (clock, savedTimestampClock) = device.context.isLocal ? Self.setTimestampClock(device, logger: logger) : (nil, nil)
 

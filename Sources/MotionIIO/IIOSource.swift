@@ -315,7 +315,8 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
             do {
                 buffered = try BufferedReader(device: device, sensors: sensors, period: period,
                                               batch: BufferedReader.batch(interval: deliver, period: period),
-                                              devices: context.devices, softwareTrigger: software, output: output, logger: logger)
+                                              devices: context.devices, softwareTrigger: software, sensorProxy: discovery.sensorProxy,
+                                              output: output, logger: logger)
             } catch {
                 logger.notice("\(device): \(error); polling \(what) through sysfs instead", metadata: Self.metadata(deviceID, sensors.map(\.kind)))
                 removeSoftwareTrigger(of: deviceID)

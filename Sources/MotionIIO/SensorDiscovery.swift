@@ -18,6 +18,9 @@ public struct SensorDiscovery: Sendable {
     /// Whether a device that can buffer but has no trigger of its own gets an `hrtimer`
     /// software trigger (``SoftwareTrigger``; local devices only).
     public var softwareTrigger: SoftwareTriggerMode
+    /// Whether iio-sensor-proxy runs, asked when a buffer is found enabled with nobody holding
+    /// it (``BufferOwnership``); unknown unless the caller can tell.
+    public var sensorProxy: @Sendable () -> SensorProxyPresence = { .unknown("nothing asked the system bus") }
     /// Where software triggers are made (another root in tests).
     var softwareTriggerRoots = SoftwareTrigger.Roots()
 
@@ -322,12 +325,12 @@ public struct SensorDiscovery: Sendable {
             return (.polling, "scan element \(odd.sysfsPrefix) has an unsupported format \(odd.format): sysfs polling", nil)
         }
         var note = ""
-        switch BufferOwnership.check(device) {
+        switch BufferOwnership.check(device, sensorProxy: sensorProxy) {
         case .free: break
         case .held(let how):
             return (.polling, "the buffer is in use by another program such as iio-sensor-proxy (\(how)): sysfs polling", nil)
-        case .abandoned:
-            note = "; the buffer was left enabled by a program that is gone and will be taken over"
+        case .abandoned(let who):
+            note = "; the buffer was left enabled \(who), and will be taken over"
         }
         switch BufferTrigger.find(for: device, among: devices) {
         case .notSupported:

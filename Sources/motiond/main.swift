@@ -170,7 +170,8 @@ struct Motiond: ParsableCommand {
         }
 
         let uri = configuration.source
-        let discovery = SensorDiscovery(overrides: configuration.mountMatrix, softwareTrigger: configuration.iio.softwareTrigger)
+        var discovery = SensorDiscovery(overrides: configuration.mountMatrix, softwareTrigger: configuration.iio.softwareTrigger)
+        discovery.sensorProxy = SensorProxyPeer.presence
         let made: MotionSource
         do {
             made = try SourceFactory.make(uri, discovery: discovery, replayPacing: replayFast ? .asFastAsPossible : .realtime, logger: logger)

@@ -175,13 +175,36 @@ struct BufferedTests {
             ["--print-samples", "--json", "--count", "10", "--sensors", "accelerometer", "gyroscope", "--interval", "0.01"],
             after: "tr -d '\\000' < /sys/bus/iio/devices/iio:device0/buffer/enable")
         #expect(output.availability("accelerometer").first?.mode == "buffered")
-        #expect(output.stderr.contains("left enabled by a program that is gone; taking it over"))
+        #expect(output.stderr.contains("left enabled by a motiond that is gone (the boottime clock it sets while reading); taking it over"))
         // The scripted scans, not polled values: raw z 2000 × 0.000598 ÷ g, the specific force
         // turned into the gravity vector.
         let first = try #require(output.samples("accelerometer").first)
         #expect(abs(first.z - -2000 * 0.000598 / Self.g) < 1e-12)
         #expect(first.timestamp == 3)
         #expect(output.stdout.components(separatedBy: "--- after ---\n").last?.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+    }
+
+    @Test("a buffer iio-sensor-proxy left enabled when it stopped (its name unowned on the system bus) is read, and disabled with its clock put back at stop")
+    func bufferLeftByStoppedPeerTakenOver() async throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // The package swap's case: iio-sensor-proxy stopped with its buffer enabled and the
+        // kernel's realtime clock; motiond, starting after it, would otherwise poll the device.
+        let path = try Emulation.variant(of: "mpu6050.umockdev", in: dir, replacing: [("A: buffer/enable=0", "A: buffer/enable=1")])
+        var script = ScanScript()
+        for i in 0..<5 {
+            script.read(ScanScript.mpu6050Scan(accel: [0, 0, 2000], gyro: [0, 0, 0], nanoseconds: Int64(3_000_000_000 + i * 10_000_000)), delay: 5)
+        }
+        let bus = try await SystemBus()
+        let output = try await Emulation.motiond(
+            fixturePath: path, scripts: ["/dev/iio:device0": try scriptFile(script, in: dir)],
+            ["--print-samples", "--json", "--count", "10", "--sensors", "accelerometer", "gyroscope", "--interval", "0.01"],
+            after: "d=/sys/bus/iio/devices/iio:device0; echo $(tr -d '\\000' < $d/buffer/enable) $(tr -d '\\000' < $d/current_timestamp_clock)",
+            environment: bus.environment())
+        #expect(output.availability("accelerometer").first?.mode == "buffered", "\(output.stderr)")
+        #expect(output.stderr.contains("left enabled by iio-sensor-proxy, which has stopped (nobody owns net.hadess.SensorProxy on the system bus); taking it over"))
+        #expect(try #require(output.samples("accelerometer").first).timestamp == 3, "the scripted scans, not polled values")
+        #expect(output.stdout.components(separatedBy: "--- after ---\n").last?.trimmingCharacters(in: .whitespacesAndNewlines) == "0 realtime")
     }
 
     @Test("output closed early (| head): motiond still disables the buffer and exits 0")

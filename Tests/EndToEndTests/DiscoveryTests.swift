@@ -199,10 +199,10 @@ struct DiscoveryTests {
                                                                                       ("A: current_timestamp_clock=realtime", "A: current_timestamp_clock=boottime")])
         let listing = try await Emulation.listing(fixturePath: path)
         #expect(listing.sensors.allSatisfy { $0.readMode == .buffered })
-        #expect(listing.sensors.allSatisfy { $0.readModeReason.contains("left enabled by a program that is gone") })
+        #expect(listing.sensors.allSatisfy { $0.readModeReason.contains("left enabled by a motiond that is gone (the boottime clock it sets while reading)") })
     }
 
-    @Test("an enabled buffer that opens, its clock not motiond's, is another program's (iio-sensor-proxy opens it only to read): polling")
+    @Test("an enabled buffer that opens, its clock not motiond's, is iio-sensor-proxy's while it runs (its name owned on the system bus) and when nothing can tell: polling")
     func bufferEnabledByAnotherProgram() async throws {
         let dir = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -210,9 +210,33 @@ struct DiscoveryTests {
         // kernel's realtime clock (the system tier's case: motiond took such a buffer over and
         // the peer's monitor-sensor saw no orientation change after that).
         let path = try Emulation.variant(of: "mpu6050.umockdev", in: dir, replacing: [("A: buffer/enable=0", "A: buffer/enable=1")])
-        let listing = try await Emulation.listing(fixturePath: path)
-        #expect(listing.sensors.allSatisfy { $0.readMode == .polling })
-        #expect(listing.sensors.allSatisfy { $0.readModeReason.contains("another program keeps it enabled and opens it only to read") },
+        // No system bus to ask.
+        let unknown = try await Emulation.listing(fixturePath: path)
+        #expect(unknown.sensors.allSatisfy { $0.readMode == .polling })
+        #expect(unknown.sensors.allSatisfy { $0.readModeReason.contains("another program keeps it enabled and opens it only to read, as iio-sensor-proxy does (the system bus cannot say who owns net.hadess.SensorProxy") },
+                "\(unknown.sensors.map(\.readModeReason))")
+        // A bus on which the peer's name is owned (python-dbusmock standing in for it there).
+        let bus = try await SystemBus()
+        let peer = try RunningProcess(["/usr/bin/python3", "-m", "dbusmock", "--system", "net.hadess.SensorProxy", "/net/hadess/SensorProxy",
+                                       "net.hadess.SensorProxy"], environment: bus.environment())
+        defer { peer.terminate() }
+        try #require(try await bus.waitForOwner("net.hadess.SensorProxy"), "python3-dbusmock owns the name: \(peer.stderr)")
+        let running = try await Emulation.listing(fixturePath: path, environment: bus.environment())
+        #expect(running.sensors.allSatisfy { $0.readMode == .polling })
+        #expect(running.sensors.allSatisfy { $0.readModeReason.contains("opens it only to read, as iio-sensor-proxy does (process \(peer.pid) owns net.hadess.SensorProxy on the system bus)") },
+                "\(running.sensors.map(\.readModeReason))")
+    }
+
+    @Test("the same buffer once iio-sensor-proxy has stopped (nobody owns its name on the system bus) is planned for takeover")
+    func bufferLeftByStoppedPeer() async throws {
+        let dir = try Emulation.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // A package swap or `systemctl stop` ends iio-sensor-proxy with its buffers enabled.
+        let path = try Emulation.variant(of: "mpu6050.umockdev", in: dir, replacing: [("A: buffer/enable=0", "A: buffer/enable=1")])
+        let bus = try await SystemBus()
+        let listing = try await Emulation.listing(fixturePath: path, environment: bus.environment())
+        #expect(listing.sensors.allSatisfy { $0.readMode == .buffered })
+        #expect(listing.sensors.allSatisfy { $0.readModeReason.contains("left enabled by iio-sensor-proxy, which has stopped (nobody owns net.hadess.SensorProxy on the system bus), and will be taken over") },
                 "\(listing.sensors.map(\.readModeReason))")
     }
 

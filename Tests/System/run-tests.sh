@@ -530,6 +530,15 @@ if echo "$qtours" | grep -q 'TopUp .*Up .*Up .*TopUp' && [ "$qtours" = "$qtpeer"
 else
     result qt-sensors FAIL "QtSensors from motiond: '$qtours' light '$qtourlights'; from iio-sensor-proxy: '$qtpeer' light '$qtpeerlights'; the hub's levels: '$expected_qtlights'; $(head -c 300 /run/qt-motiond.log | tr '\n' '|'); peer: $(head -c 300 /run/qt-peer.log | tr '\n' '|')"
 fi
+# The buffer iio-sensor-proxy left enabled when apt removed it: taken over by the motiond that
+# replaced it (nobody else owns net.hadess.SensorProxy), not polled beside it.
+accline=$(motionctl status 2>&1 | grep -E '^ +accelerometer')
+tookover=$(journalctl -q -o cat _PID=$pid | grep 'left enabled by iio-sensor-proxy, which has stopped' | head -1)
+if echo "$accline" | grep -q buffered && [ -n "$tookover" ]; then
+    result swap-buffer-taken-over PASS "motiond: $(echo $accline); said: $tookover"
+else
+    result swap-buffer-taken-over FAIL "motiond: '$(echo $accline)'; said: '$tookover'; $(journalctl -q -o cat _PID=$pid | grep -iE 'buffer|polling' | head -4 | tr '\n' '|')"
+fi
 rotated=$(grep -o 'rotating to [A-Za-z]*' /run/rotate.log | awk '{print $3}' | tr '\n' ' ')
 if echo " $rotated" | grep -qE ' portrait .*landscape(Left|Right) .*landscape(Left|Right) .*portrait '; then
     result rotate-helper PASS "motiond-rotate: $rotated"
@@ -552,7 +561,7 @@ restdiag() {
 restdiag
 kill $ours $swapmon 2>/dev/null; wait $ours $swapmon 2>/dev/null
 # The desktop's own claim at rest, as the peer's above: the Qt application alone (accelerometer
-# and light). iio-sensor-proxy left the accelerometer's buffer enabled, so motiond polls it here.
+# and light), the accelerometer's buffer the one iio-sensor-proxy left enabled, taken over.
 python3 "$here/qt-sensors.py" 90 >/run/qt-rest.log 2>&1 &
 restqt=$!
 wait_for 40 grep -q '^light ' /run/qt-rest.log

@@ -60,7 +60,8 @@ enum Emulation {
     /// `motiond ARGS` under `umockdev-run` with a device description and optional scripts
     /// feeding `/dev/iio:deviceN`; `after` runs inside the emulated tree once motiond exits
     /// (e.g. to read back sysfs attributes motiond wrote).
-    static func motiond(fixturePath: String, scripts: [String: String] = [:], _ arguments: [String], after: String? = nil, timeout: Double = 30) async throws -> ProcessOutput {
+    static func motiond(fixturePath: String, scripts: [String: String] = [:], _ arguments: [String], after: String? = nil, timeout: Double = 30,
+                        environment: [String: String]? = nil) async throws -> ProcessOutput {
         var command = ["umockdev-run", "-d", fixturePath]
         for (device, script) in scripts.sorted(by: { $0.key < $1.key }) {
             command += ["-s", "\(device)=\(script)"]
@@ -71,7 +72,7 @@ enum Emulation {
         } else {
             command += ["--"] + [motiond] + arguments
         }
-        return try await run(command, timeout: timeout)
+        return try await run(command, environment: environment, timeout: timeout)
     }
 
     static func motiond(fixture name: String, scripts: [String: String] = [:], _ arguments: [String], after: String? = nil) async throws -> ProcessOutput {
@@ -79,8 +80,8 @@ enum Emulation {
     }
 
     /// `motiond --list-sensors --json` on a fixture, decoded.
-    static func listing(fixturePath: String, extra: [String] = []) async throws -> SensorListing {
-        let output = try await motiond(fixturePath: fixturePath, ["--list-sensors", "--json"] + extra)
+    static func listing(fixturePath: String, extra: [String] = [], environment: [String: String]? = nil) async throws -> SensorListing {
+        let output = try await motiond(fixturePath: fixturePath, ["--list-sensors", "--json"] + extra, environment: environment)
         guard output.status == 0 else { throw TestFailure("motiond --list-sensors failed (\(output.status)): \(output.stderr)") }
         return try JSONDecoder().decode(SensorListing.self, from: Data(output.stdout.utf8))
     }
@@ -223,11 +224,14 @@ final class RunningProcess: Sendable {
     }
 
     /// This process's environment without umockdev's variables: a child sees the real system
-    /// (or sets up its own testbed, as umockdev-run does) unless a test passes a testbed's.
+    /// (or sets up its own testbed, as umockdev-run does) unless a test passes a testbed's. Its
+    /// system bus is none (a socket that does not exist) unless a test gives it a private one:
+    /// what the machine's own bus says (whether iio-sensor-proxy runs there) must not decide a test.
     static var plainEnvironment: [String: String] {
         var env = ProcessInfo.processInfo.environment
         env["LD_PRELOAD"] = nil
         env["UMOCKDEV_DIR"] = nil
+        env["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=/nonexistent/motiond-tests/no-system-bus"
         return env
     }
 

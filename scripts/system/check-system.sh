@@ -89,7 +89,7 @@ set -e
 common="package-install iio-devices udev-started-service device-permissions udev-rule-run buffer-reads"
 checks_hub="accelerometer-buffered accelerometer-values magnetometer-timestamps journal orientation-landscape shake unplug replug
             hub-timestamps unplug-without-udev replug-streaming coexistence package-swap
-            reload dbus-monitor-sensor qt-sensors rotate-helper package-swap-back"
+            reload dbus-monitor-sensor qt-sensors swap-buffer-taken-over rotate-helper package-swap-back"
 checks_boards="board-discovery board-values-mpu6050 board-unplug board-values-bmi160 board-stop-restores"
 checks_system="python-device-motion watchdog-restart restart-state suspend-resume stop-restores socket-activation security convertible-posture
                tablet-mode-switch $checks_boards package-remove-purge"
