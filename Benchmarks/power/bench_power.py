@@ -26,6 +26,21 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 DEFAULT_MOTIOND = os.path.join(REPO, ".build", "release", "motiond")
 IIO_SENSOR_PROXY = "/usr/sbin/iio-sensor-proxy"
+
+
+def unit_environment():
+    """The Environment= settings of systemd/motiond.service: motiond is measured as its unit
+    starts it (the peer as Debian's unit starts it, which sets none)."""
+    settings = {}
+    with open(os.path.join(REPO, "systemd", "motiond.service")) as unit:
+        for line in unit:
+            if line.startswith("Environment="):
+                name, value = line[len("Environment="):].strip().split("=", 1)
+                settings[name] = value
+    return settings
+
+
+MOTIOND_ENV = unit_environment()
 SCENARIOS = ["desktop-rest", "desktop-moving", "desktop-dbus", "convertible-rest", "no-client", "devicemotion-1",
              "devicemotion-10", "devicemotion-100", "batching"]
 ATTR_DIR = "sys/devices/platform/test-accel/iio:device0"
@@ -424,7 +439,7 @@ class MotiondDesktop:
         self.sock = os.path.join(work, "motiond.sock")
         cmd = [args.motiond, "--source", "local:", "--socket", self.sock, "--no-config",
                "--log-level", "notice", "--log-target", "stderr"]
-        self.bed = Testbed(work, cmd, dict(os.environ), convertible)
+        self.bed = Testbed(work, cmd, {**os.environ, **MOTIOND_ENV}, convertible)
         wait_for_socket(self.sock, self.bed.proc, args.timeout, self.bed.log_text)
         self.client = CLEAN.popen([sys.executable, os.path.abspath(__file__), "_orientation-client",
                                    self.sock] + (["posture"] if convertible else []),
@@ -489,9 +504,9 @@ class SensorProxyClient:
     (Debian's 3.0 takes no options: it claims every sensor the daemon has, here the
     accelerometer alone)."""
 
-    def __init__(self, args, work, command, convertible=False):
+    def __init__(self, args, work, command, convertible=False, daemon_env=None):
         self.bus = PrivateBus(args, work)
-        self.bed = Testbed(work, command, self.bus.env, convertible)
+        self.bed = Testbed(work, command, {**self.bus.env, **(daemon_env or {})}, convertible)
         # stdbuf: line-buffered through the pipe.
         self.client = CLEAN.popen(["stdbuf", "-oL", "monitor-sensor"], env=self.bus.env,
                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -539,7 +554,8 @@ class MotiondDBusDesktop(SensorProxyClient):
 
     def __init__(self, args, work):
         super().__init__(args, work, [args.motiond, "--source", "local:", "--no-socket", "--sensor-proxy",
-                                      "--no-config", "--log-level", "notice", "--log-target", "stderr"])
+                                      "--no-config", "--log-level", "notice", "--log-target", "stderr"],
+                         daemon_env=MOTIOND_ENV)
 
 
 def run_capture(cmd, timeout):
@@ -671,7 +687,7 @@ def simulated(args, clients, latency, rng):
             return f.read()[-2000:]
     daemon = CLEAN.popen([args.motiond, "--source", "sim:", "--socket", sock, "--no-config",
                           "--log-level", "notice", "--log-target", "stderr"],
-                         stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+                         env={**os.environ, **MOTIOND_ENV}, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
     counter = None
     try:
         wait_for_socket(sock, daemon, args.timeout, log_text)
@@ -924,7 +940,7 @@ def main():
                         extra += f", {row['lines']:.1f} lines/client/s"
                     if "batch" in row:
                         extra += f", batch gap {fmt(row['batch'], 3)} s" if row["batch"] else ", no bursts (continuous)"
-                    print(f"  CPU {row['cpu']:.3f} %, {row['wakeups']:.1f} wake-ups/s, RSS {row['rss']:.1f} MiB, USS {row['uss']:.1f} MiB{extra}",
+                    print(f"  CPU {row['cpu']:.3f} %, {row['wakeups']:.1f} wake-ups/s, RSS {row['rss']:.1f} MiB, USS {row['uss']:.2f} MiB{extra}",
                           file=sys.stderr, flush=True)
 
     header = ("| scenario | daemon | CPU % of a core | wake-ups/s | wake-ups per 10 ms | RSS MiB | USS (private dirty) MiB "
@@ -956,7 +972,7 @@ def main():
         claim_s = (f"{statistics.median(claims)*1000:.0f} ms (max {max(claims)*1000:.0f}, {len(claims)} runs)"
                    if claims else "–")
         print(f"| {sc} | {who} | {fmt(median_of(rows, 'cpu'), 3)} | {fmt(median_of(rows, 'wakeups'), 1)} | "
-              f"{fmt(w10, 2) if w10 is not None else '–'} | {fmt(median_of(rows, 'rss'), 1)} | {fmt(median_of(rows, 'uss'), 1)} | {claim_s} | {lat_s} | {lines_s} | {batch_s} |")
+              f"{fmt(w10, 2) if w10 is not None else '–'} | {fmt(median_of(rows, 'rss'), 1)} | {fmt(median_of(rows, 'uss'), 2)} | {claim_s} | {lat_s} | {lines_s} | {batch_s} |")
     script = os.path.abspath(__file__)
     shown = os.path.relpath(script, REPO) if script.startswith(REPO + os.sep) else script
     print()

@@ -157,6 +157,8 @@ public final class Daemon: Sendable {
         if let duration = options.duration {
             lifecycle.asyncAfter(deadline: .now() + duration) { [unowned self] in finish("--duration elapsed") }
         }
+        // Starting is over on this thread too: from here on it only waits.
+        ThreadStack.releaseBelowCurrentFrame()
         // The signal sources live as long as the process.
         withExtendedLifetime(signals) { dispatchMain() }
     }

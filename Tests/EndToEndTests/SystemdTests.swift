@@ -75,6 +75,8 @@ struct SystemdTests {
         #expect(install.status == 0, "\(install.stderr)")
         let dropIn = try String(contentsOfFile: units + "/motiond.service.d/sensor-proxy.conf", encoding: .utf8)
         #expect(dropIn.contains("Conflicts=iio-sensor-proxy.service\n") && dropIn.contains("ExecStart=\(bindir)/motiond --sensor-proxy\n"))
+        // Its stop before motiond's start: the buffers it leaves enabled are then taken over.
+        #expect(dropIn.contains("After=iio-sensor-proxy.service\n"))
         Self.expectClean(try await Emulation.run(["sh", "-c", "cd '\(units)' && systemd-analyze verify motiond.service"]))
         let shown = try await Emulation.run(["sh", "-c", "cd '\(units)' && systemd-analyze cat-config --root='\(dir.path)' systemd/system/motiond.service.d/sensor-proxy.conf"])
         #expect(shown.stdout.contains("Conflicts=iio-sensor-proxy.service"), "\(shown.stderr)")
@@ -97,6 +99,24 @@ struct SystemdTests {
     static func expectClean(_ result: ProcessOutput, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(result.status == 0, "\(result.stderr)", sourceLocation: sourceLocation)
         #expect(result.stderr.isEmpty && result.stdout.isEmpty, "warnings: \(result.stderr)\(result.stdout)", sourceLocation: sourceLocation)
+    }
+
+    @Test("the service's GLIBC_TUNABLES take effect: this glibc's loader reads each setting back as the unit gives it (a misspelt one would be ignored)")
+    func glibcTunables() async throws {
+        let unit = try String(contentsOf: Emulation.packageRoot.appendingPathComponent("systemd/motiond.service"), encoding: .utf8)
+        let line = try #require(unit.split(separator: "\n").first { $0.hasPrefix("Environment=GLIBC_TUNABLES=") })
+        let tunables = String(line.dropFirst("Environment=GLIBC_TUNABLES=".count))
+        // The stack cache the daemon at rest does without (docs/PERFORMANCE.md).
+        #expect(tunables.contains("glibc.pthread.stack_cache_size=0"))
+        var environment = RunningProcess.plainEnvironment
+        environment["GLIBC_TUNABLES"] = tunables
+        let listed = try await Emulation.run(["/lib64/ld-linux-x86-64.so.2", "--list-tunables"], environment: environment)
+        for setting in tunables.split(separator: ":") {
+            let parts = setting.split(separator: "=", maxSplits: 1)
+            try #require(parts.count == 2, "\(setting)")
+            let value = try #require(Int(parts[1]))
+            #expect(listed.stdout.contains("\(parts[0]): 0x\(String(value, radix: 16)) "), "\(setting): \(listed.stdout)")
+        }
     }
 
     @Test("motiond-rotate's user unit verifies without a warning in a user manager", .enabled(if: hasSystemdAnalyze, "systemd-analyze is not installed"))
