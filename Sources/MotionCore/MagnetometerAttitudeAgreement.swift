@@ -77,11 +77,40 @@ public struct MagnetometerAttitudeAgreement: Sendable {
         }
     }
 
+    /// Seconds of readings held (whole blocks), up to a minute.
+    public var span: Double { Double(blocks.count) * Self.blockLength }
+
     /// Forgets every reading (the attitude's frame restarted, or the device's own field changed).
     public mutating func reset() {
         blocks.removeAll()
         current = Block()
         blockStart = nil
+    }
+
+    /// The offset that, with `calibration`'s soft iron, holds the field stillest: the c of least
+    /// ∑|R W(r − c) − h|² = ∑|W(r − c)|² − |∑R W(r − c)|²/n, quadratic in c, so the solution of
+    /// Wᵀ(n I − QᵀQ/n)W c = WᵀW ∑r − WᵀQᵀP/n with Q = ∑R and P = ∑R W r. Without turning
+    /// (every R alike, QᵀQ = n²I) it is undetermined: nil, as for a singular system.
+    public func stillestOffset(for calibration: MagnetometerCalibration) -> Vector3? {
+        let sums = blocks.reduce(current, +)
+        let determinant = calibration.softIron.determinant
+        guard sums.count >= 2, determinant > 0 else { return nil }
+        let w = calibration.softIron * (1 / cbrt(determinant))
+        let n = sums.count
+        let q = sums.attitude
+        var p = Vector3.zero
+        for a in 0..<3 {
+            var sum = 0.0
+            for b in 0..<3 { for l in 0..<3 { sum += w[b, l] * sums.attitudeField[(a * 3 + b) * 3 + l] } }
+            p[a] = sum
+        }
+        let qtq = q.transposed * q
+        let inner = Matrix3(rows: Vector3(n, 0, 0), Vector3(0, n, 0), Vector3(0, 0, n)) - qtq * (1 / n)
+        let m = w.transposed * inner * w
+        let rhs = w.transposed * (w * sums.field) - w.transposed * (q.transposed * p) * (1 / n)
+        let system = LinearSystem(size: 3, matrix: m.rowMajor)
+        guard let c = system.solve(rhs.components) else { return nil }
+        return Vector3(c[0], c[1], c[2])
     }
 
     /// What `calibration` leaves of a still field: the RMS per component of R W(r − c) − h over

@@ -120,6 +120,21 @@ public struct MagnetometerCalibrator: Sendable {
         /// is corrected from turning alone, before its readings cover the sphere.
         public var gyroscopeFitRatio = 0.85
         public var gyroscopeFitHardIron = 0.15
+        /// A low fit's offset (a gyroscope fit's, or a sphere's over few directions) is refined
+        /// every 2 s from the field held still over the last minute (``MagnetometerAttitudeAgreement``),
+        /// which a slow turn informs far better than the gyroscope's short windows: replaced by
+        /// the offset that holds it stillest with the fit's soft iron when that lies within this
+        /// many µT of it, leaves at most ``attitudeOffsetGain`` of what the offset in use leaves
+        /// and the windows leave at most ``attitudeOffsetWindowTolerance`` of theirs (near a magnet
+        /// in the room the field is not still in the world, and the windows, seconds long, are
+        /// misled less). Chosen on the shared recordings' iron variants (docs/ACCURACY.md).
+        public var attitudeOffsetStep = 1.5
+        public var attitudeOffsetGain = 0.97
+        public var attitudeOffsetWindowTolerance = 1.02
+        /// Seconds of that evidence needed first (after the start, or a restart of collection:
+        /// a magnet that appeared): a few seconds of it determine the offset no better than the
+        /// windows do.
+        public var attitudeOffsetEvidence = 20.0
         public init() {}
     }
 
@@ -174,6 +189,8 @@ public struct MagnetometerCalibrator: Sendable {
     public private(set) var lag = 0.0
     /// ``MagnetometerGyroscopeAgreement/closedWindows`` at the last lag fit.
     private var lagFitWindows = 0
+    /// ``MagnetometerGyroscopeAgreement/closedWindows`` at the last refinement of the offset.
+    private var refineWindows = 0
     /// Windows between gyroscope fits: 2 s over the first minute of evidence (after the start or
     /// a restart of collection), 10 s after it (a fit of 60 s of windows costs about a millisecond).
     static let gyroscopeFitInterval = Int((2 / MagnetometerGyroscopeAgreement.windowLength).rounded())
@@ -249,7 +266,10 @@ public struct MagnetometerCalibrator: Sendable {
         }
         let gyroscopeFitted = state.fitAccuracy <= .low && agreement.closedWindows >= gyroscopeFitWindows + fitInterval
             && agreement.turning >= parameters.gyroscopeMinimumTurning && adoptGyroscopeFit()
-        return consider(raw, at: time) || gyroscopeFitted
+        let considered = consider(raw, at: time)
+        let refined = state.fitAccuracy <= .low && !state.calibration.isIdentity && agreement.closedWindows >= refineWindows + Self.gyroscopeFitInterval
+            && agreement.turning >= parameters.gyroscopeMinimumTurning && refineOffset()
+        return considered || gyroscopeFitted || refined
     }
 
     /// Feeds one raw magnetometer sample to the gyroscope's evidence only, refitting ``lag``:
@@ -308,6 +328,29 @@ public struct MagnetometerCalibrator: Sendable {
         state.deviation = 0
         state.binCentre = candidate.offset
         rebin()
+        return true
+    }
+
+    /// A low fit's offset replaced by the one that holds the field stillest over the last minute
+    /// with its soft iron (``MagnetometerAttitudeAgreement/stillestOffset(for:)``), when that
+    /// lies within ``Parameters/attitudeOffsetStep`` of it, rests on at least
+    /// ``Parameters/attitudeOffsetEvidence`` seconds of readings, holds the field stiller by
+    /// ``Parameters/attitudeOffsetGain`` and the gyroscope's windows agree about as well
+    /// (``Parameters/attitudeOffsetWindowTolerance``); whether it moved.
+    private mutating func refineOffset() -> Bool {
+        refineWindows = agreement.closedWindows
+        guard attitudeAgreement.span >= parameters.attitudeOffsetEvidence,
+              let stillest = attitudeAgreement.stillestOffset(for: state.calibration) else { return false }
+        // A larger disagreement is not a refinement: a field not still in the world (a magnet in
+        // the room) or a soft iron the fit got wrong, which the fits themselves must settle.
+        guard (stillest - state.calibration.offset).norm <= parameters.attitudeOffsetStep else { return false }
+        var candidate = state.calibration
+        candidate.offset = stillest
+        guard let refined = attitudeAgreement.residual(of: candidate), let inUse = attitudeAgreement.residual(of: state.calibration),
+              refined <= parameters.attitudeOffsetGain * inUse,
+              let windows = agreement.residual(of: candidate), let windowsInUse = agreement.residual(of: state.calibration),
+              windows <= parameters.attitudeOffsetWindowTolerance * windowsInUse else { return false }
+        state.calibration = candidate
         return true
     }
 
@@ -466,7 +509,7 @@ public struct MagnetometerCalibrator: Sendable {
     private mutating func restartCollection() {
         agreement.reset()
         attitudeAgreement.reset()
-        (gyroscopeFitWindows, lagFitWindows) = (0, 0)
+        (gyroscopeFitWindows, lagFitWindows, refineWindows) = (0, 0, 0)
         state.samples = [RetainedSample?](repeating: nil, count: DirectionBins.count)
         state.recentOff = nil
         state.fitAccuracy = .uncalibrated
@@ -485,3 +528,4 @@ public struct MagnetometerCalibrator: Sendable {
         return (sum / Double(points.count)).squareRoot()
     }
 }
+

@@ -4,18 +4,19 @@ import Glibc
 
 @Suite("Magnetometer calibration judged by the attitude over a minute")
 struct MagnetometerAttitudeAgreementTests {
-    /// A device turning about changing axes at `speed` (rad/s) in a world field of 20 µT north,
+    /// A device turning about changing axes (`turning`, scaled by `speed`, rad/s) in a world field of 20 µT north,
     /// 40 µT down, read at 100 Hz with 0.4 µT of noise: its true attitude, rate and raw reading
     /// S·m + h.
-    static func readings(seconds: Double, speed: Double, hardIron: Vector3, softIron: Matrix3 = .identity,
-                         from start: Double = 0) -> [(time: Double, attitude: Quaternion, rate: Vector3, raw: Vector3)] {
+    static func readings(seconds: Double, speed: Double, hardIron: Vector3, softIron: Matrix3 = .identity, from start: Double = 0,
+                         turning: (Double) -> Vector3 = { t in Vector3(sin(0.9 * t), cos(0.6 * t), sin(0.4 * t + 1)) })
+        -> [(time: Double, attitude: Quaternion, rate: Vector3, raw: Vector3)] {
         let world = Vector3(20, 0, -40), dt = 0.01
         var attitude = Quaternion.identity
         var random = SeededRandom(seed: 7)
         var out: [(time: Double, attitude: Quaternion, rate: Vector3, raw: Vector3)] = []
         for k in 0..<Int(seconds / dt) {
             let t = Double(k) * dt
-            let rate = Vector3(sin(0.9 * t), cos(0.6 * t), sin(0.4 * t + 1)) * speed
+            let rate = turning(t) * speed
             out.append((start + t, attitude, rate, softIron * attitude.inverse.rotate(world) + hardIron + random.gaussianVector(sigma: 0.4)))
             attitude = (attitude * Quaternion(axis: rate, angle: rate.norm * dt)).normalized
         }
