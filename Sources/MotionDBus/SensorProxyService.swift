@@ -3,6 +3,7 @@ import Dispatch
 import Glibc
 import Logging
 import MotionSync
+import Synchronization
 
 /// iio-sensor-proxy's D-Bus API, `net.hadess.SensorProxy` (docs/DBUS.md), over sd-bus: the
 /// two objects and their properties, claims counted per bus client (released when the client
@@ -56,6 +57,9 @@ public final class SensorProxyService: @unchecked Sendable {
     /// Whether the bus has answered on this connection (its answer to the name request).
     private var busAnswered = false
     private var authorizations = AuthorizationQueue<PolkitCheck>()
+    /// What ``update(_:readings:)`` handed to `queue` (taken on the pipeline's queue, forgotten
+    /// on this one as sensors stop).
+    private let news = Mutex(SensorProxyNews())
     private var logAllowance = LogAllowance()
 
     private var nextPendingID = 0
@@ -126,6 +130,7 @@ public final class SensorProxyService: @unchecked Sendable {
     /// New property values (from any thread; never blocks). `readings`: the sensors this
     /// update brings a fresh reading of: their waiting claims are answered now.
     public func update(_ new: SensorProxyState, readings: Set<ProxySensor>) {
+        guard news.withLock({ $0.take(new, readings: readings) }) else { return }
         queue.async { [self] in
             let old = state
             state = new
@@ -247,6 +252,7 @@ public final class SensorProxyService: @unchecked Sendable {
             if claims.clear(sensor) || reading.contains(sensor) { backend.stopReading(sensor) }
         }
         reading = []
+        news.withLock { $0.stopped(ProxySensor.allCases) }
         // The checks asked on this connection are answered to nobody now.
         authorizations = AuthorizationQueue()
         for slot in slots { sd_bus_slot_unref(slot) }
@@ -480,6 +486,7 @@ public final class SensorProxyService: @unchecked Sendable {
     private func stopReading(_ sensor: ProxySensor) {
         queue.assertOnQueue()
         reading.remove(sensor)
+        news.withLock { $0.stopped([sensor]) }
         backend.stopReading(sensor)
     }
 
