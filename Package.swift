@@ -45,6 +45,8 @@ let package = Package(
         .systemLibrary(name: "CUDev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         // glibc's malloc.h: arena limit and heap statistics for the daemon.
         .systemLibrary(name: "CMalloc"),
+        // __builtin_frame_address: where the calling thread's stack is in use (ThreadStack).
+        .systemLibrary(name: "CFrameAddress"),
         // timerfd: the reading threads' ticks at absolute boot-clock deadlines (PeriodicThread).
         .systemLibrary(name: "CTimerFD"),
         // fopencookie (a GNU extension): libiio's standard-error text taken over (LibraryOutput).
@@ -87,7 +89,7 @@ let package = Package(
         .target(
             name: "MotionDaemon",
             dependencies: [
-                "MotionConfiguration", "MotionCore", "MotionIIO", "MotionProtocol", "MotionSync", "MotionDBus", "CMalloc", "CSystemd", "CUInput",
+                "MotionConfiguration", "MotionCore", "MotionIIO", "MotionProtocol", "MotionSync", "MotionDBus", "CMalloc", "CFrameAddress", "CSystemd", "CUInput",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]

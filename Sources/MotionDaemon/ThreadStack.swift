@@ -1,3 +1,4 @@
+import CFrameAddress
 import Glibc
 
 /// Gives back the pages of the calling thread's stack below its current frame: what deeper
@@ -14,11 +15,11 @@ enum ThreadStack {
     /// Returns the bytes given back (0 when the mapping is not found or nothing lies below).
     @discardableResult
     static func releaseBelowCurrentFrame() -> Int {
-        var marker: UInt8 = 0
-        let frame = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
+        // The real stack's, never a local's address (a sanitizer's fake stack lies elsewhere).
+        let frame = UInt(bitPattern: motiond_frame_address())
         guard let mapping = mapping(containing: frame) else { return 0 }
         let page = UInt(sysconf(Int32(_SC_PAGESIZE)))
-        // A page of margin: this function's frame and madvise's own call lie just below `frame`.
+        // A page of margin: this function's frame and madvise's own call lie about `frame`.
         let high = (frame - page) & ~(page - 1)
         guard high > mapping.lowerBound, let start = UnsafeMutableRawPointer(bitPattern: mapping.lowerBound) else { return 0 }
         return madvise(start, Int(high - mapping.lowerBound), MADV_DONTNEED) == 0 ? Int(high - mapping.lowerBound) : 0
