@@ -92,24 +92,12 @@ public struct MagnetometerAttitudeAgreement: Sendable {
     /// Wᵀ(n I − QᵀQ/n)W c = WᵀW ∑r − WᵀQᵀP/n with Q = ∑R and P = ∑R W r. Without turning
     /// (every R alike, QᵀQ = n²I) it is undetermined: nil, as for a singular system.
     public func stillestOffset(for calibration: MagnetometerCalibration) -> Vector3? {
-        let sums = blocks.reduce(current, +)
-        let determinant = calibration.softIron.determinant
-        guard sums.count >= 2, determinant > 0 else { return nil }
-        let w = calibration.softIron * (1 / cbrt(determinant))
-        let n = sums.count
-        let q = sums.attitude
-        var p = Vector3.zero
-        for a in 0..<3 {
-            var sum = 0.0
-            for b in 0..<3 { for l in 0..<3 { sum += w[b, l] * sums.attitudeField[(a * 3 + b) * 3 + l] } }
-            p[a] = sum
-        }
-        let qtq = q.transposed * q
-        let inner = Matrix3(rows: Vector3(n, 0, 0), Vector3(0, n, 0), Vector3(0, 0, n)) - qtq * (1 / n)
+        guard let (sums, w, p) = terms(of: calibration) else { return nil }
+        let n = sums.count, q = sums.attitude
+        let inner = Matrix3(rows: Vector3(n, 0, 0), Vector3(0, n, 0), Vector3(0, 0, n)) - q.transposed * q * (1 / n)
         let m = w.transposed * inner * w
         let rhs = w.transposed * (w * sums.field) - w.transposed * (q.transposed * p) * (1 / n)
-        let system = LinearSystem(size: 3, matrix: m.rowMajor)
-        guard let c = system.solve(rhs.components) else { return nil }
+        guard let c = LinearSystem(size: 3, matrix: m.rowMajor).solve(rhs.components) else { return nil }
         return Vector3(c[0], c[1], c[2])
     }
 
@@ -117,10 +105,7 @@ public struct MagnetometerAttitudeAgreement: Sendable {
     /// |h|, with W scaled to unit determinant (so the scale of a calibration does not count); nil
     /// without readings, or for a W that is not a proper calibration.
     public func residual(of calibration: MagnetometerCalibration) -> Double? {
-        let sums = blocks.reduce(current, +)
-        let determinant = calibration.softIron.determinant
-        guard sums.count >= 2, determinant > 0 else { return nil }
-        let w = calibration.softIron * (1 / cbrt(determinant))
+        guard let (sums, w, p) = terms(of: calibration) else { return nil }
         let c = calibration.offset
         // ∑|W(r − c)|² = tr(Wᵀ W ∑(r − c)(r − c)ᵀ).
         let centred = sums.fieldField - Matrix3(rows: sums.field * c.x, sums.field * c.y, sums.field * c.z)
@@ -128,16 +113,27 @@ public struct MagnetometerAttitudeAgreement: Sendable {
         let gram = w.transposed * w
         var power = 0.0
         for i in 0..<3 { for j in 0..<3 { power += gram[i, j] * centred[j, i] } }
-        // ∑R W(r − c): entry a = ∑_{b,l} W_bl ∑R_ab r_l − (∑R W c)_a.
-        let shift = sums.attitude * (w * c)
-        var still = Vector3.zero
-        for a in 0..<3 {
-            var sum = 0.0
-            for b in 0..<3 { for l in 0..<3 { sum += w[b, l] * sums.attitudeField[(a * 3 + b) * 3 + l] } }
-            still[a] = sum - shift[a]
-        }
+        // ∑R W(r − c) = ∑R W r − (∑R) W c.
+        let still = p - sums.attitude * (w * c)
         let h = still / sums.count
         guard h.norm > 0 else { return nil }
         return (max(power - sums.count * h.dot(h), 0) / (3 * sums.count)).squareRoot() / h.norm
+    }
+
+    /// The sums of the last minute, `calibration`'s soft iron scaled to unit determinant, and
+    /// ∑R W r (entry a = ∑_{b,l} W_bl ∑R_ab r_l); nil without readings or for a W that is not
+    /// a proper calibration.
+    private func terms(of calibration: MagnetometerCalibration) -> (sums: Block, w: Matrix3, p: Vector3)? {
+        let sums = blocks.reduce(current, +)
+        let determinant = calibration.softIron.determinant
+        guard sums.count >= 2, determinant > 0 else { return nil }
+        let w = calibration.softIron * (1 / cbrt(determinant))
+        var p = Vector3.zero
+        for a in 0..<3 {
+            var sum = 0.0
+            for b in 0..<3 { for l in 0..<3 { sum += w[b, l] * sums.attitudeField[(a * 3 + b) * 3 + l] } }
+            p[a] = sum
+        }
+        return (sums, w, p)
     }
 }
