@@ -565,7 +565,9 @@ kill $ours $swapmon 2>/dev/null; wait $ours $swapmon 2>/dev/null
 python3 "$here/qt-sensors.py" 90 >/run/qt-rest.log 2>&1 &
 restqt=$!
 wait_for 40 grep -q '^light ' /run/qt-rest.log
-sleep 3
+# Long enough for the Dispatch workers that served the claims to retire (5 s idle): a thread
+# that ends inside the window takes its wake-ups with it, and the figure is only a lower bound.
+sleep 8
 power motiond-dbus-desktop-claim-at-rest $pid 15
 restdiag
 kill $restqt 2>/dev/null; wait $restqt 2>/dev/null
