@@ -96,6 +96,9 @@ def main(steps):
             while value != wanted and time.monotonic() < deadline:
                 pump(0.05)
                 value = text(properties.Get(NAME, name))
+            # The change's signal came before the reply that showed it (one connection, in
+            # order), but is only dispatched by the main loop: print it first.
+            pump(0)
             say(f"waited {name} {value}" if value == wanted else f"timeout {name} {value}")
         elif step == "sleep":
             pump(float(steps.pop(0)))
