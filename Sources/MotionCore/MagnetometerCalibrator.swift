@@ -528,4 +528,3 @@ public struct MagnetometerCalibrator: Sendable {
         return (sum / Double(points.count)).squareRoot()
     }
 }
-

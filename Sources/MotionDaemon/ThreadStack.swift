@@ -22,7 +22,8 @@ enum ThreadStack {
         // A page of margin: this function's frame and madvise's own call lie about `frame`.
         let high = (frame - page) & ~(page - 1)
         guard high > mapping.lowerBound, let start = UnsafeMutableRawPointer(bitPattern: mapping.lowerBound) else { return 0 }
-        return madvise(start, Int(high - mapping.lowerBound), MADV_DONTNEED) == 0 ? Int(high - mapping.lowerBound) : 0
+        let length = Int(high - mapping.lowerBound)
+        return madvise(start, length, MADV_DONTNEED) == 0 ? length : 0
     }
 
     /// The address range of the mapping that holds `address` (`/proc/self/maps`).
