@@ -228,7 +228,7 @@ final class Pipeline: @unchecked Sendable {
             if sample.kind == .accelerometer {
                 engine.readingInterval = request.wakeIntervals[.accelerometer].map { max($0, SourceRequest.restEventCheck) } ?? 0
             }
-            if sample.kind.isAccelerometer { followRest(sample) }
+            if RestRate.deciding[sample.kind] != nil { followRest(sample) }
             if let event = engine.update(sample) {
                 log.engine(event, engine: engine)
                 if case .calibrationAccuracyChanged(_, let accuracy) = event {
@@ -309,9 +309,10 @@ final class Pipeline: @unchecked Sendable {
         refreshStatus()
     }
 
-    /// Moves between the full and the rest rate as the accelerometers start and stop moving.
+    /// Moves between the full and the rest rate as the sensors that decide it start and stop
+    /// moving.
     private func followRest(_ sample: Sample) {
-        let decision = restRate.follow(sample, readingBase: request.periods[.baseAccelerometer] != nil)
+        let decision = restRate.follow(sample, reading: request.periods.keys)
         // Reading /proc/self/smaps takes milliseconds: not on the sample path.
         if decision.releaseCodePages { releaseMemory() }
         guard decision.restChanged else { return }
@@ -325,11 +326,8 @@ final class Pipeline: @unchecked Sendable {
         var wanted = SensorDemand.batching(SensorDemand.request(publisher.needs, allowed: sensors.allowed), publisher.latencies)
         if restRate.atRest && publisher.toleratesRestRate { wanted = SensorDemand.resting(wanted, interval: restInterval) }
         guard wanted != request else { return }
-        if request.periods[.accelerometer] != nil && wanted.periods[.accelerometer] == nil {
-            publisher.resetDetectors()
-            restRate.accelerometerStopped()
-        }
-        if request.periods[.baseAccelerometer] != nil && wanted.periods[.baseAccelerometer] == nil { restRate.baseAccelerometerStopped() }
+        if request.periods[.accelerometer] != nil && wanted.periods[.accelerometer] == nil { publisher.resetDetectors() }
+        for kind in RestRate.deciding.keys where request.periods[kind] != nil && wanted.periods[kind] == nil { restRate.stopped(kind) }
         if request.periods[.proximity] != nil && wanted.periods[.proximity] == nil { publisher.resetProximity() }
         request = wanted
         log.sensors(wanted)

@@ -123,9 +123,9 @@ struct Publisher: Sendable {
         subscriptions.values.flatMap(\.values).map { (reads($0), $0.latency) }
     }
 
-    /// Whether every subscription tolerates the rest rate (``SensorDemand/toleratesRestRate(_:)``).
+    /// Whether every subscription tolerates the rest rate (``SensorDemand/toleratesRestRate(_:for:)``).
     var toleratesRestRate: Bool {
-        subscriptions.allSatisfy { stream, recipients in recipients.isEmpty || SensorDemand.toleratesRestRate(stream) }
+        subscriptions.allSatisfy { stream, recipients in recipients.keys.allSatisfy { SensorDemand.toleratesRestRate(stream, for: $0) } }
     }
 
     /// Subscriptions per stream.

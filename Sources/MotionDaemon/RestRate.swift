@@ -1,18 +1,25 @@
 import MotionCore
 
 /// When the sensors may be read at the rest rate (``SensorDemand/resting(_:interval:)``): while
-/// the accelerometer — and a convertible's base accelerometer, while that is read — has lain
-/// ``Stillness`` still for ``after`` seconds; the first reading that moves ends the rest. It
-/// also says when to give the code pages back (``CodePages``): once per rest, two rest readings
-/// into it, when the switch to the rest rate is over. Pure: time comes from sample timestamps;
-/// the pipeline acts on its decisions.
+/// every sensor that decides it and is being read (``deciding``: the accelerometer, a
+/// convertible's base accelerometer, the gyroscope that a compass claim reads) has lain
+/// ``Stillness`` still for ``after`` seconds; the first reading of any of them that moves ends
+/// the rest. It also says when to give the code pages back (``CodePages``): once per rest, two
+/// rest readings into it, when the switch to the rest rate is over. Pure: time comes from
+/// sample timestamps; the pipeline acts on its decisions.
 struct RestRate: Sendable {
-    /// How long the accelerometer must lie still before the rest rate, seconds.
+    /// How long the sensors must lie still before the rest rate, seconds.
     static let after = 1.0
 
-    /// The display accelerometer's still stretch, and a convertible's base accelerometer's.
-    private var stillness = Stillness()
-    private var baseStillness = Stillness()
+    /// The sensors whose stillness decides the rest while they are read, each with how far a
+    /// reading may lie from its stretch's first and still be still: 0.05 G for the
+    /// accelerometers (a 3° tilt), 0.05 rad/s (2.9°/s) for the gyroscope — above a laptop
+    /// gyroscope's noise, below any turn a user makes. The gyroscope catches what the
+    /// accelerometer cannot: a laptop turned flat on a table, which changes only the heading.
+    static let deciding: [SensorKind: Double] = [.accelerometer: 0.05, .baseAccelerometer: 0.05, .gyroscope: 0.05]
+
+    /// Each deciding sensor's still stretch.
+    private var stillness = RestRate.deciding.mapValues { Stillness(tolerance: $0) }
     /// Whether the device lies still long enough to read at the rest rate.
     private(set) var atRest = false
     /// Sample time from which the code pages are given back, once per rest (nil: done).
@@ -27,15 +34,14 @@ struct RestRate: Sendable {
         var releaseCodePages = false
     }
 
-    /// Follows one reading of the accelerometer or the base accelerometer. `readingBase`:
-    /// whether the base accelerometer is being read (a convertible's base must lie still too).
-    mutating func follow(_ sample: Sample, readingBase: Bool) -> Decision {
-        if sample.kind == .baseAccelerometer {
-            baseStillness.update(sample.vector, at: sample.timestamp)
-        } else {
-            stillness.update(sample.vector, at: sample.timestamp)
-        }
-        let rest = stillness.held(for: Self.after) && (!readingBase || baseStillness.held(for: Self.after))
+    /// Follows one reading of a deciding sensor (others change nothing). `reading`: the sensors
+    /// being read; the accelerometer must be among them, and each deciding one among them must
+    /// lie still.
+    mutating func follow(_ sample: Sample, reading: some Collection<SensorKind>) -> Decision {
+        guard stillness[sample.kind] != nil else { return Decision() }
+        stillness[sample.kind]?.update(sample.vector, at: sample.timestamp)
+        let rest = reading.contains(.accelerometer)
+            && stillness.allSatisfy { kind, still in !reading.contains(kind) || still.held(for: Self.after) }
         var decision = Decision()
         if rest, let at = releaseCodeAt, sample.timestamp >= at {
             // What motion, the clients' requests and the switch itself faulted in is not
@@ -57,14 +63,10 @@ struct RestRate: Sendable {
         releaseCodeAt = atRest ? wakeInterval.map { t + 2 * $0 } : nil
     }
 
-    /// The accelerometer stopped: the next stretch starts afresh, moving.
-    mutating func accelerometerStopped() {
-        stillness.reset()
-        atRest = false
-    }
-
-    /// The base accelerometer stopped.
-    mutating func baseAccelerometerStopped() {
-        baseStillness.reset()
+    /// A sensor stopped being read: its next stretch starts afresh, and without the
+    /// accelerometer the device is taken to be moving.
+    mutating func stopped(_ kind: SensorKind) {
+        stillness[kind]?.reset()
+        if kind == .accelerometer { atRest = false }
     }
 }

@@ -6,9 +6,9 @@ import MotionProtocol
 /// the shortest interval any user wants, clamped to the supported 10–100 ms, and a sensor
 /// nothing needs is not read at all.
 ///
-/// The rest rate: while the accelerometer lies still, it is read only every rest interval if
-/// every subscription tolerates that (``toleratesRestRate(_:)``); the first reading that moves
-/// brings the full rate back.
+/// The rest rate: while the device lies still (``RestRate``), its motion sensors are read only
+/// every rest interval if every subscription tolerates that (``toleratesRestRate(_:for:)``);
+/// the first reading that moves brings the full rate back.
 enum SensorDemand {
     /// Whether a stream's subscribers are served as well by readings a rest interval apart
     /// while the device lies still. Orientation and shake: nothing happens at rest, and the
@@ -27,6 +27,16 @@ enum SensorDemand {
         }
     }
 
+    /// Whether `recipient`'s subscription to `stream` tolerates the rest rate: as the stream
+    /// (``toleratesRestRate(_:)``), and the heading for the D-Bus face. Its `CompassHeading` is
+    /// a property that changes, with no rate promised, and a still device's heading does not
+    /// change: the accelerometer, gyroscope and magnetometer then rest together, the gyroscope's
+    /// first reading that turns (a laptop turned flat on a table) ends the rest
+    /// (``RestRate/deciding``), and a buffered sensor keeps every sample, batched.
+    static func toleratesRestRate(_ stream: StreamName, for recipient: Recipient) -> Bool {
+        toleratesRestRate(stream) || (stream == .heading && recipient == .local(.sensorProxy))
+    }
+
     /// `request` with each sensor's readings allowed to come as late as every subscription
     /// reading it lets them (the shortest of their latencies; a subscription without one
     /// wants them at once): a source that keeps every reading may then batch them.
@@ -40,10 +50,11 @@ enum SensorDemand {
         return batching
     }
 
-    /// `request` at rest: the accelerometer delivered every `interval` seconds and a
-    /// convertible's base one every ``baseRestMultiple`` intervals, when they are the only
-    /// motion sensors read (a subscription that tolerates the rest rate needs no other; light
-    /// and proximity keep their own pace).
+    /// `request` at rest: the accelerometer (and the gyroscope and magnetometer of a resting
+    /// heading) delivered every `interval` seconds and a convertible's base accelerometer every
+    /// ``baseRestMultiple`` intervals, when they are the only motion sensors read (a
+    /// subscription that tolerates the rest rate needs no other; light and proximity keep
+    /// their own pace).
     static func resting(_ request: SourceRequest, interval: Double) -> SourceRequest {
         let motion = Set(request.periods.keys.filter(\.isMotion))
         guard interval > 0, motion.contains(.accelerometer), motion.isSubset(of: restingKinds) else { return request }
@@ -67,8 +78,9 @@ enum SensorDemand {
     /// tablet-mode switch all the time, and the accelerometers alone decide it at rest.
     static let hingeGyroscopes: Set<SensorKind> = [.gyroscope, .baseGyroscope]
 
-    /// The sensors that may rest: the display's and the base's accelerometers.
-    static let restingKinds: Set<SensorKind> = [.accelerometer, .baseAccelerometer]
+    /// The sensors that may rest: the display's and the base's accelerometers, and the
+    /// gyroscope and magnetometer of the D-Bus face's heading.
+    static let restingKinds: Set<SensorKind> = [.accelerometer, .baseAccelerometer, .gyroscope, .magnetometer]
 
     /// The sensors a stream needs (``StreamName/sensors(frame:)``).
     static func kinds(for stream: StreamName, frame: AttitudeReferenceFrame?) -> Set<SensorKind> {

@@ -262,6 +262,68 @@ extension HotplugTests {
         #expect(try await proxied.property("AccelerometerOrientation") == #"s "left-up""#, "the last value stays, as iio-sensor-proxy's")
     }
 
+    @Test("a compass claim at rest (HID hub: accelerometer, gyroscope, magnetometer polled): all three are read every rest interval; a turn flat on a table, which only the gyroscope sees, brings the full rate back and the heading follows; still again, rest again",
+          .enabled(if: hasDBusTools, "needs dbus-daemon, busctl, gdbus and monitor-sensor (scripts/install-deps.sh test)"))
+    func compassAtRest() async throws {
+        let hub = "/sys/devices/pci0000:00/0000:00:13.0/{33AECD58-B679-4E54-9BD9-A04D34F0C226}/001F:8087:0AC2.0001"
+        let gyroscope = hub + "/HID-SENSOR-200076.1.auto/iio:device1", magnetometer = hub + "/HID-SENSOR-200083.2.auto/iio:device2"
+        let proxied = try await ProxiedDaemon(fixture: "hid-laptop.umockdev")
+        defer { proxied.stop() }
+        let asker = try await proxied.daemon.connect()
+        var id = 0
+        /// Each motion sensor's rest interval (nil: read at its full rate), once all three are read.
+        func restIntervals() async throws -> [Double?]? {
+            id += 1
+            try await asker.send(.status(id: id))
+            let status = try #require(try await asker.reply(id, timeout: 10)?["status"] as? [String: Any])
+            let sensors = try #require(status["sensors"] as? [String: Any])
+            let read = ["accelerometer", "gyroscope", "magnetometer"].compactMap { sensors[$0] as? [String: Any] }.filter { $0["period"] != nil }
+            return read.count == 3 ? read.map { $0["restInterval"] as? Double } : nil
+        }
+        func waitFor(_ timeout: Double, _ condition: ([Double?]) -> Bool) async throws -> Bool {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                if let intervals = try await restIntervals(), condition(intervals) { return true }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            return false
+        }
+        // One connection holds the claim and reads the heading every 0.2 s (monitor-sensor
+        // claims the compass only as the geoclue user).
+        let script = """
+        import dbus, os, time
+        bus = dbus.bus.BusConnection(os.environ["DBUS_SYSTEM_BUS_ADDRESS"])
+        compass = bus.get_object("net.hadess.SensorProxy", "/net/hadess/SensorProxy/Compass")
+        compass.ClaimCompass(dbus_interface="net.hadess.SensorProxy.Compass")
+        properties = dbus.Interface(compass, "org.freedesktop.DBus.Properties")
+        while True:
+            print(float(properties.Get("net.hadess.SensorProxy.Compass", "CompassHeading")), flush=True)
+            time.sleep(0.2)
+        """
+        let reader = try RunningProcess(["/usr/bin/python3", "-u", "-c", script], environment: proxied.bus.environment())
+        defer { reader.terminate() }
+        var headings: [Double] { reader.stdout.split(separator: "\n").compactMap { Double($0) } }
+        #expect(try await waitFor(10) { $0 == [0.35, 0.35, 0.35] }, "still, only the D-Bus face's claim: all three rest; \(reader.stderr)")
+        let still = try #require(headings.last, "\(reader.stderr)")
+        #expect((0..<360).contains(still))
+
+        // Turned about the vertical (the device's y axis, standing portrait) at 0.5 rad/s: the
+        // accelerometer reads the same, the gyroscope the turn, the field turns by 90°.
+        proxied.testbed.setAttribute(gyroscope, "in_anglvel_y_raw", "2845\n")
+        #expect(try await waitFor(5) { $0 == [nil, nil, nil] }, "the gyroscope's turn ends the rest")
+        proxied.testbed.setAttribute(magnetometer, "in_magn_x_raw", "-430\n")
+        proxied.testbed.setAttribute(magnetometer, "in_magn_z_raw", "-200\n")
+        try await Task.sleep(for: .seconds(1))
+        proxied.testbed.setAttribute(gyroscope, "in_anglvel_y_raw", "-20\n")
+        #expect(try await waitFor(10) { $0 == [0.35, 0.35, 0.35] }, "still again: rest again")
+        let turned = try #require(headings.last)
+        // The gyroscope turned it by ~30° in the second or so the turn lasted (the field's 90° is
+        // taken in more slowly, as a disagreement between the two).
+        let change = abs(remainder(turned - still, 360))
+        #expect(change > 20, "the heading followed the turn: \(still)° → \(turned)°")
+        #expect(!proxied.daemon.process.stderr.contains("the motion samples stopped"), "a rest is not an outage")
+    }
+
     @Test("polkit refusing the claim: AccessDenied, nothing read",
           .enabled(if: hasDBusTools, "needs dbus-daemon, busctl, gdbus and monitor-sensor (scripts/install-deps.sh test)"))
     func polkitRefuses() async throws {

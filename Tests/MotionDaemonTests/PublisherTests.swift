@@ -171,6 +171,20 @@ struct PublisherTests {
         #expect(!bench.publisher.needs.contains { $0.kinds.contains(.magnetometer) })
     }
 
+    @Test("the rest rate is tolerated while every subscription tolerates it: the D-Bus face's heading does, a socket client's heading does not")
+    func restTolerance() throws {
+        var bench = Bench()
+        bench.engine.magnetometerPresent = true
+        #expect(bench.publisher.toleratesRestRate, "nothing subscribed")
+        try bench.subscribe(Self.first, .init(stream: .orientation))
+        try bench.subscribe(.local(.sensorProxy), .init(stream: .heading, interval: 0.1))
+        #expect(bench.publisher.toleratesRestRate)
+        try bench.subscribe(Self.second, .init(stream: .heading, interval: 0.1))
+        #expect(!bench.publisher.toleratesRestRate, "a socket client asked for headings at 10 Hz")
+        try bench.unsubscribe(.heading, client: Self.second)
+        #expect(bench.publisher.toleratesRestRate)
+    }
+
     @Test("remove(client) drops every subscription of that client and nothing of the others")
     func removeClient() throws {
         var bench = Bench()

@@ -15,15 +15,15 @@ struct RestRateTests {
         var began: [Double] = []
         for i in 0...150 {
             let t = Double(i) / 100
-            if rate.follow(Self.reading(at: t), readingBase: false).restChanged { began.append(t) }
+            if rate.follow(Self.reading(at: t), reading: [.accelerometer]).restChanged { began.append(t) }
         }
         #expect(began.count == 1)
         #expect(began.first.map { $0 >= RestRate.after && $0 <= RestRate.after + 0.05 } == true)
         rate.scheduleCodeRelease(at: 1.5, wakeInterval: 0.35)
-        #expect(rate.follow(Self.reading(at: 1.85), readingBase: false) == .init())
-        #expect(rate.follow(Self.reading(at: 2.2), readingBase: false) == .init(releaseCodePages: true))
-        #expect(rate.follow(Self.reading(at: 2.55), readingBase: false) == .init(), "once per rest")
-        #expect(rate.follow(Self.reading(at: 2.6, moving: true), readingBase: false) == .init(restChanged: true))
+        #expect(rate.follow(Self.reading(at: 1.85), reading: [.accelerometer]) == .init())
+        #expect(rate.follow(Self.reading(at: 2.2), reading: [.accelerometer]) == .init(releaseCodePages: true))
+        #expect(rate.follow(Self.reading(at: 2.55), reading: [.accelerometer]) == .init(), "once per rest")
+        #expect(rate.follow(Self.reading(at: 2.6, moving: true), reading: [.accelerometer]) == .init(restChanged: true))
         #expect(!rate.atRest)
     }
 
@@ -32,23 +32,51 @@ struct RestRateTests {
         var rate = RestRate()
         for i in 0...150 {
             let t = Double(i) / 100
-            _ = rate.follow(Self.reading(at: t), readingBase: true)
-            _ = rate.follow(Self.reading(.baseAccelerometer, at: t, moving: i % 2 == 0), readingBase: true)
+            _ = rate.follow(Self.reading(at: t), reading: [.accelerometer, .baseAccelerometer])
+            _ = rate.follow(Self.reading(.baseAccelerometer, at: t, moving: i % 2 == 0), reading: [.accelerometer, .baseAccelerometer])
         }
         #expect(!rate.atRest)
-        #expect(rate.follow(Self.reading(at: 1.51), readingBase: false).restChanged)
+        #expect(rate.follow(Self.reading(at: 1.51), reading: [.accelerometer]).restChanged)
         #expect(rate.atRest)
     }
 
     @Test("moving, no code release is scheduled; an accelerometer that stops starts the next stretch afresh")
     func stops() {
         var rate = RestRate()
-        for i in 0...150 { _ = rate.follow(Self.reading(at: Double(i) / 100), readingBase: false) }
+        for i in 0...150 { _ = rate.follow(Self.reading(at: Double(i) / 100), reading: [.accelerometer]) }
         #expect(rate.atRest)
-        rate.accelerometerStopped()
+        rate.stopped(.accelerometer)
         #expect(!rate.atRest)
         rate.scheduleCodeRelease(at: 2, wakeInterval: 0.1)
-        #expect(rate.follow(Self.reading(at: 2.5), readingBase: false) == .init(), "a new stretch: not yet a second still")
-        #expect(!rate.follow(Self.reading(at: 2.51), readingBase: false).releaseCodePages)
+        #expect(rate.follow(Self.reading(at: 2.5), reading: [.accelerometer]) == .init(), "a new stretch: not yet a second still")
+        #expect(!rate.follow(Self.reading(at: 2.51), reading: [.accelerometer]).releaseCodePages)
+    }
+
+    @Test("the gyroscope, while read (a compass claim), must hold still too: a turn flat on a table, which the accelerometer does not see, ends the rest at its first reading; its constant bias is still")
+    func gyroscope() {
+        var rate = RestRate()
+        let reading: Set<SensorKind> = [.accelerometer, .gyroscope, .magnetometer]
+        let bias = Vector3(0.026, -0.003, 0.01)
+        func gyro(at t: Double, turning: Bool = false) -> Sample {
+            Sample(kind: .gyroscope, timestamp: t, vector: turning ? bias + Vector3(0, 0, 0.3) : bias)
+        }
+        var began: [Double] = []
+        for i in 0...150 {
+            let t = Double(i) / 100
+            if rate.follow(Self.reading(at: t), reading: reading).restChanged { began.append(t) }
+            if rate.follow(gyro(at: t + 0.005), reading: reading).restChanged { began.append(t + 0.005) }
+        }
+        #expect(began.count == 1 && rate.atRest, "\(began)")
+        #expect(rate.follow(Self.reading(.magnetometer, at: 1.6, moving: true), reading: reading) == .init(), "the magnetometer does not decide")
+        #expect(rate.follow(Self.reading(at: 1.85), reading: reading) == .init())
+        #expect(rate.follow(gyro(at: 1.86, turning: true), reading: reading) == .init(restChanged: true))
+        #expect(!rate.atRest)
+        // Still again for a second, then the gyroscope is no longer read: the accelerometer alone decides.
+        for i in 0...100 { _ = rate.follow(gyro(at: 1.9 + Double(i) / 100), reading: reading) }
+        rate.stopped(.gyroscope)
+        for i in 0...110 { _ = rate.follow(Self.reading(at: 1.9 + Double(i) / 100), reading: [.accelerometer]) }
+        #expect(rate.atRest)
+        #expect(rate.follow(Self.reading(at: 3.1), reading: reading).restChanged, "read again, the gyroscope has no still stretch yet: moving")
+        #expect(!rate.atRest)
     }
 }

@@ -77,20 +77,29 @@ struct SensorDemandTests {
         #expect(SensorDemand.request(nothing, allowed: Self.all) == .none)
     }
 
-    @Test("only orientation, tilt, shake, posture, the status streams and light and proximity (sensors of their own) tolerate the rest rate; samples and gestures keep their rate")
+    @Test("only orientation, tilt, shake, posture, the status streams and light and proximity (sensors of their own) tolerate the rest rate, and the heading for the D-Bus face; samples and gestures keep their rate")
     func restTolerance() {
         let tolerant = Set(StreamName.allCases.filter(SensorDemand.toleratesRestRate))
         #expect(tolerant == [.orientation, .tilt, .shake, .posture, .availability, .calibration, .light, .proximity])
+        for stream in StreamName.allCases {
+            #expect(SensorDemand.toleratesRestRate(stream, for: .client(ClientID(raw: 1))) == tolerant.contains(stream))
+            #expect(SensorDemand.toleratesRestRate(stream, for: .local(.printer)) == tolerant.contains(stream))
+            #expect(SensorDemand.toleratesRestRate(stream, for: .local(.sensorProxy)) == (tolerant.contains(stream) || stream == .heading),
+                    "the D-Bus face's CompassHeading is a property that changes: its heading rests")
+        }
     }
 
-    @Test("at rest the accelerometer is delivered every rest interval (a convertible's base one every third), only when they are the only sensors read")
+    @Test("at rest the accelerometer is delivered every rest interval (a convertible's base one every third, a resting heading's gyroscope and magnetometer every one), only when they are the only sensors read")
     func resting() throws {
         let accelerometer = try SourceRequest([.accelerometer: 0.02])
         #expect(SensorDemand.resting(accelerometer, interval: 0.35).wakeIntervals == [.accelerometer: 0.35])
         #expect(SensorDemand.resting(accelerometer, interval: 0.35).periods == accelerometer.periods)
         #expect(SensorDemand.resting(accelerometer, interval: 0) == accelerometer, "0: the rest rate is off")
-        let inertial = try SourceRequest([.accelerometer: 0.02, .gyroscope: 0.02])
-        #expect(SensorDemand.resting(inertial, interval: 0.35) == inertial)
+        let compass = try SourceRequest([.accelerometer: 0.02, .gyroscope: 0.1, .magnetometer: 0.1])
+        #expect(SensorDemand.resting(compass, interval: 0.35).wakeIntervals == [.accelerometer: 0.35, .gyroscope: 0.35, .magnetometer: 0.35],
+                "the D-Bus face's heading rests with all three")
+        let hinge = try SourceRequest([.accelerometer: 0.02, .baseAccelerometer: 0.02, .gyroscope: 0.02, .baseGyroscope: 0.02])
+        #expect(SensorDemand.resting(hinge, interval: 0.35) == hinge, "the base gyroscope never rests")
         #expect(SensorDemand.resting(.none, interval: 0.35) == .none)
         let convertible = try SourceRequest([.accelerometer: 0.1, .baseAccelerometer: 0.1])
         #expect(SensorDemand.resting(convertible, interval: 0.35).wakeIntervals == [.accelerometer: 0.35, .baseAccelerometer: 1.05],
