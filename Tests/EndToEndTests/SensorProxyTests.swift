@@ -262,7 +262,7 @@ extension HotplugTests {
         #expect(try await proxied.property("AccelerometerOrientation") == #"s "left-up""#, "the last value stays, as iio-sensor-proxy's")
     }
 
-    @Test("a compass claim at rest (HID hub: accelerometer, gyroscope, magnetometer polled): all three are read every rest interval; a turn flat on a table, which only the gyroscope sees, brings the full rate back and the heading follows; still again, rest again",
+    @Test("a compass claim at rest (HID hub: accelerometer, gyroscope, magnetometer polled): all three are read every rest interval and only their readers wake; a turn flat on a table, which only the gyroscope sees, brings the full rate back and the heading follows; still again, rest again",
           .enabled(if: hasDBusTools, "needs dbus-daemon, busctl, gdbus and monitor-sensor (scripts/install-deps.sh test)"))
     func compassAtRest() async throws {
         let hub = "/sys/devices/pci0000:00/0000:00:13.0/{33AECD58-B679-4E54-9BD9-A04D34F0C226}/001F:8087:0AC2.0001"
@@ -288,23 +288,52 @@ extension HotplugTests {
             }
             return false
         }
-        // One connection holds the claim and reads the heading every 0.2 s (monitor-sensor
-        // claims the compass only as the geoclue user).
+        // One connection holds the claim and reads the heading at each SIGUSR1 (monitor-sensor
+        // claims the compass only as the geoclue user): between, the face has nothing to answer.
         let script = """
-        import dbus, os, time
+        import dbus, os, signal
         bus = dbus.bus.BusConnection(os.environ["DBUS_SYSTEM_BUS_ADDRESS"])
         compass = bus.get_object("net.hadess.SensorProxy", "/net/hadess/SensorProxy/Compass")
         compass.ClaimCompass(dbus_interface="net.hadess.SensorProxy.Compass")
         properties = dbus.Interface(compass, "org.freedesktop.DBus.Properties")
-        while True:
+        def read(*_):
             print(float(properties.Get("net.hadess.SensorProxy.Compass", "CompassHeading")), flush=True)
-            time.sleep(0.2)
+        signal.signal(signal.SIGUSR1, read)
+        read()
+        while True:
+            signal.pause()
         """
         let reader = try RunningProcess(["/usr/bin/python3", "-u", "-c", script], environment: proxied.bus.environment())
         defer { reader.terminate() }
-        var headings: [Double] { reader.stdout.split(separator: "\n").compactMap { Double($0) } }
+        /// The heading the claimant reads now.
+        func heading() async throws -> Double? {
+            var asked = false, before = 1
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline {
+                let lines = reader.stdout.split(separator: "\n")
+                // The first line (after the claim) says its handler is in place.
+                if !asked && !lines.isEmpty {
+                    before = lines.count
+                    kill(reader.pid, SIGUSR1)
+                    asked = true
+                } else if asked && lines.count > before {
+                    return Double(lines[lines.count - 1])
+                }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            return nil
+        }
         #expect(try await waitFor(10) { $0 == [0.35, 0.35, 0.35] }, "still, only the D-Bus face's claim: all three rest; \(reader.stderr)")
-        let still = try #require(headings.last, "\(reader.stderr)")
+        // Nothing but the three readers has anything to do then: the heading holds still, so
+        // the D-Bus face has no news to send (two seconds for the code pages' release first).
+        try await Task.sleep(for: .seconds(2))
+        let before = ThreadSwitches.of(proxied.daemon.process.pid)
+        try await Task.sleep(for: .seconds(5))
+        let after = ThreadSwitches.of(proxied.daemon.process.pid)
+        let woke = ThreadSwitches.wokeMoreThanOnce(before, after) { $0.hasPrefix("poll.") }
+        #expect(woke.isEmpty, "threads that woke in 5 s at rest: \(woke)")
+        #expect(after.values.filter { $0.name.hasPrefix("poll.") }.count == 3, "one reader per sensor: \(after.values.map(\.name))")
+        let still = try #require(try await heading(), "\(reader.stderr)")
         #expect((0..<360).contains(still))
 
         // Turned about the vertical (the device's y axis, standing portrait) at 0.5 rad/s: the
@@ -316,7 +345,7 @@ extension HotplugTests {
         try await Task.sleep(for: .seconds(1))
         proxied.testbed.setAttribute(gyroscope, "in_anglvel_y_raw", "-20\n")
         #expect(try await waitFor(10) { $0 == [0.35, 0.35, 0.35] }, "still again: rest again")
-        let turned = try #require(headings.last)
+        let turned = try #require(try await heading(), "\(reader.stderr)")
         // The gyroscope turned it by ~30° in the second or so the turn lasted (the field's 90° is
         // taken in more slowly, as a disagreement between the two).
         let change = abs(remainder(turned - still, 360))
