@@ -22,8 +22,8 @@ import Synchronization
 /// Teardown (on `stop`) destroys the buffer (disabling it), writes back `buffer/length`,
 /// `buffer/watermark`, `buffer/hwfifo_timeout` and `current_timestamp_clock` as they were, and
 /// detaches a trigger it attached. Reading runs on a dedicated thread blocked in `iio_buffer_refill`
-/// (one scan per refill), or, for a batch on this machine, sleeping a batch's time between
-/// non-blocking reads of everything the kernel holds.
+/// (one scan per refill), or, for a batch on this machine, sleeping the interval it delivers at
+/// between non-blocking reads of everything the kernel holds.
 final class BufferedReader: DeviceReader {
     /// Why the buffer cannot be used; the sentence is logged and shown in the sensor's status.
     enum Fallback: Error, CustomStringConvertible {
@@ -88,7 +88,7 @@ final class BufferedReader: DeviceReader {
     /// Samples read while probing (during init), delivered when reading starts.
     private let pending = Lock<[Sample]>([])
     private let finished = DispatchSemaphore(value: 0)
-    /// Whether the reading thread sleeps a batch's time and then takes what the kernel holds
+    /// Whether the reading thread sleeps (``nap``) and then takes what the kernel holds
     /// without blocking, instead of blocking until the batch is in: the kernel wakes a reader
     /// blocked on the buffer at every scan, whatever the watermark (the system tier measured
     /// 34–38 wake-ups a second at rest at 50 Hz on the HID drivers), so a batch on this
@@ -96,17 +96,23 @@ final class BufferedReader: DeviceReader {
     private let sleeps: Bool
     /// Ends a sleeping thread's sleep at stop.
     private let wake = DispatchSemaphore(value: 0)
+    /// How long a sleeping thread sleeps between reads, seconds: the interval it delivers at,
+    /// which a whole number of scans need not fill (a 0.35-s rest at 10 Hz is not three scans'
+    /// 0.3 s); the kernel holds 128 batches, so nothing is lost.
+    private let nap: Mutex<Double>
 
     /// Sets up the buffer and probes it; throws a ``Fallback`` when polling must be used.
     /// `batch` is the number of scans per wake-up of the reading thread (1: every scan as it
-    /// comes); see ``batch`` for its limit. `softwareTrigger`, for a device without a trigger of
+    /// comes); see ``batch`` for its limit. `deliver` is the interval the batch was made for
+    /// (nil: the batch's own time). `softwareTrigger`, for a device without a trigger of
     /// its own, is attached like the device's own would be (its owner removes it).
     /// `sensorProxy` says whether iio-sensor-proxy runs, for a buffer found enabled and not held.
-    init(device: IIODevice, sensors: [SensorDescriptor], period: Double, batch: Int = 1, devices: [IIODevice],
+    init(device: IIODevice, sensors: [SensorDescriptor], period: Double, batch: Int = 1, deliver: Double? = nil, devices: [IIODevice],
          softwareTrigger: SoftwareTrigger? = nil, sensorProxy: () -> SensorProxyPresence = { .unknown("not asked") },
          output: ReaderOutput, logger: Logger) throws(Fallback) {
         self.batch = Self.limited(batch, period: period, timeout: device.context.timeout)
         self.period = period
+        nap = Mutex(deliver ?? Double(self.batch) * period)
         self.device = device
         self.output = output
         self.logger = logger
@@ -271,7 +277,9 @@ final class BufferedReader: DeviceReader {
     /// The batch is fixed when the buffer is made: a reader whose batch does not fit the new
     /// interval is replaced (every scan is still delivered; only the wake-ups change).
     func retime(read _: Double, deliver interval: Double) -> Bool {
-        Self.limited(Self.batch(interval: interval, period: period), period: period, timeout: device.context.timeout) == batch
+        guard Self.limited(Self.batch(interval: interval, period: period), period: period, timeout: device.context.timeout) == batch else { return false }
+        nap.withLock { $0 = interval }
+        return true
     }
 
     func stop() {
@@ -327,7 +335,7 @@ final class BufferedReader: DeviceReader {
                 // A refill's scans go to the pipeline together: one wake-up, one burst.
                 var samples: [Sample] = []
                 if sleeps {
-                    _ = wake.wait(timeout: .now() + Double(batch) * period)
+                    _ = wake.wait(timeout: .now() + nap.withLock { $0 })
                     if stopping.load(ordering: .acquiring) { break }
                     try drain(into: &samples)
                 } else {
@@ -376,7 +384,7 @@ final class BufferedReader: DeviceReader {
     }
 
     /// Reads every scan the kernel holds without blocking, in reads of at most a batch (a full
-    /// one may leave more behind: the sleep is a little longer than a batch's time); EAGAIN only
+    /// one may leave more behind: the sleep may be longer than a batch's time); EAGAIN only
     /// when there was none.
     private func drain(into samples: inout [Sample]) throws(IIOError) {
         while true {

@@ -314,7 +314,7 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
             let software = softwareTrigger(for: device, sensors: sensors, period: period, among: context.devices)
             do {
                 buffered = try BufferedReader(device: device, sensors: sensors, period: period,
-                                              batch: BufferedReader.batch(interval: deliver, period: period),
+                                              batch: BufferedReader.batch(interval: deliver, period: period), deliver: deliver,
                                               devices: context.devices, softwareTrigger: software, sensorProxy: discovery.sensorProxy,
                                               output: output, logger: logger)
             } catch {

@@ -11,7 +11,7 @@ import Testing
 ///
 /// umockdev has no kernel behind `buffer/watermark`: these tests see the attribute values
 /// libiio and the reader write and restore, that every scan still arrives in order with its
-/// timestamp, and that a batch is read by a thread that sleeps a batch's time between
+/// timestamp, and that a batch is read by a thread that sleeps the interval it delivers at between
 /// non-blocking reads (one burst per wake-up, about a batch each). The wake-ups this saves on a
 /// real kernel (which wakes a blocked reader at every scan) are measured by the system tier.
 extension LiveTestbedTests {
@@ -31,8 +31,9 @@ extension LiveTestbedTests {
             var afterStop: [String: String]
         }
 
-        /// Reads the 60-scan mpu6050 ramp (or `feed`) with `batch` and stops once `scans` scans arrived.
-        func run(batch: Int, scans: Int = Self.scans, fixture: String? = nil, feed: ScanScript? = nil) async throws -> Run {
+        /// Reads the 60-scan mpu6050 ramp (or `feed`) with `batch` (delivered every `deliver` s) and
+        /// stops once `scans` scans arrived.
+        func run(batch: Int, deliver: Double? = nil, scans: Int = Self.scans, fixture: String? = nil, feed: ScanScript? = nil) async throws -> Run {
             let dir = try Emulation.temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: dir) }
             let script = dir.appendingPathComponent("feed.script")
@@ -52,7 +53,7 @@ extension LiveTestbedTests {
                 bursts.withLock { $0.append(events.count) }
                 for case .sample(let sample) in events { samples.withLock { $0.append(sample) } }
             }, lost: { reason in lost.withLock { $0.append(reason) } })
-            let reader = try BufferedReader(device: device, sensors: sensors, period: 0.01, batch: batch, devices: context.devices,
+            let reader = try BufferedReader(device: device, sensors: sensors, period: 0.01, batch: batch, deliver: deliver, devices: context.devices,
                                             output: output, logger: Logger(label: "test"))
             try reader.start()
             let deadline = Date().addingTimeInterval(10)
@@ -102,6 +103,23 @@ extension LiveTestbedTests {
             // × 2 sensors each (what came while it slept), never a scan split between bursts.
             let later = Array(run.bursts.dropFirst())
             #expect(later.allSatisfy { $0 > 0 && $0 % 2 == 0 } && later.count <= Self.scans / 4 + 3, "\(run.bursts)")
+        }
+
+        @Test("batch 4 delivered every 0.12 s: the thread sleeps the interval, not the batch's 0.04 s (a rest interval is no whole number of scans); every scan arrives, in reads of at most a batch",
+              .enabled(if: Testbed.servesThisProcess, "in-process sysfs needs LD_PRELOAD=libumockdev-preload.so.0 on the test process: run `make check`"))
+        func napsTheDeliveryInterval() async throws {
+            // The ramp, one scan every 10 ms (0.6 s).
+            var feed = ScanScript()
+            for i in 0..<Self.scans {
+                feed.read(ScanScript.mpu6050Scan(accel: [Int16(i), Int16(-i), Int16(1000 + i)], gyro: [Int16(10 * i), 20, -30],
+                                                 nanoseconds: Int64(5_000_000_000 + i * 10_000_000)), delay: 10)
+            }
+            let run = try await run(batch: 4, deliver: 0.12, feed: feed)
+            expectRamp(run)
+            // About five wake-ups after the probe's (a late one only makes fewer); sleeping 0.04 s
+            // would have made about fifteen.
+            let later = Array(run.bursts.dropFirst())
+            #expect(later.allSatisfy { $0 > 0 && $0 % 2 == 0 } && later.count <= 8, "\(run.bursts)")
         }
 
         @Test("no timestamp channel, batch 4: a refill's scans are stamped one period apart from their arrival, not all alike",

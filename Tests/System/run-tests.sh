@@ -38,7 +38,9 @@ since() { journalctl -q -o cat -u motiond.service | tail -n +$((seen + 1)); }
 frequencies() { for n in accel_3d gyro_3d magn_3d; do d=$(iio_by_name $n) && printf '%s=%s ' $n "$(cat $d/in_*_sampling_frequency 2>&1)"; done; }
 # Context switches of each thread of a process ("TID count" lines; each switch is a wake-up of
 # that thread), and its CPU ticks.
-switches() { for t in /proc/$1/task/*; do printf '%s %s %s\n' ${t##*/} "$(awk '/ctxt_switches:/{s+=$2} END{print s+0}' $t/status 2>/dev/null)" "$(tr -d ' ' <$t/comm 2>/dev/null)"; done; }
+# Each thread of a process: its id, context switches (voluntary and not), name, and the
+# involuntary ones alone (a thread preempted while it runs: the guest's emulated CPU is slow).
+switches() { for t in /proc/$1/task/*; do printf '%s %s %s %s\n' ${t##*/} "$(awk '/ctxt_switches:/{s+=$2} END{print s+0}' $t/status 2>/dev/null)" "$(tr -d ' ' <$t/comm 2>/dev/null)" "$(awk '/^nonvoluntary_ctxt_switches:/{print $2}' $t/status 2>/dev/null)"; done; }
 ticks() { awk '{print $14 + $15}' /proc/$1/stat 2>/dev/null || echo 0; }
 power() { # label pid seconds: wake-ups per second and CPU of a process over a window
     # A thread's counts go with it when it ends: those of threads that ended within the window
@@ -48,12 +50,13 @@ power() { # label pid seconds: wake-ups per second and CPU of a process over a w
     b=$(switches $2); c1=$(ticks $2)
     printf '%s\n--\n%s\n' "$a" "$b" | awk -v c=$((c1 - c0)) -v s=$3 -v hz=$(getconf CLK_TCK) -v label=$1 -v rss="$(awk '/^VmRSS/{print $2 $3}' /proc/$2/status)" '
         $1 == "--" { later = 1; next }
-        !later { before[$1] = $2; next }
-        { w = $2 - (($1 in before) ? before[$1] : 0); d += w; seen[$1] = 1; n++; each = each sprintf(" %s:%d", $3, w) }
+        !later { before[$1] = $2; preempted[$1] = $4; next }
+        { w = $2 - (($1 in before) ? before[$1] : 0); d += w; seen[$1] = 1; n++
+          each = each sprintf(" %s:%d(%d)", $3, w, $4 - (($1 in preempted) ? preempted[$1] : 0)) }
         END { for (t in before) if (!(t in seen)) ended++
               printf "SYSTEM-POWER %s wakeups/s=%s%.1f cpu=%.2f%% window=%ss threads=%d%s rss=%s\n", label, ended ? ">=" : "", d / s, 100 * c / hz / s, s, n,
                      ended ? " (" ended " ended in the window: their wake-ups are not counted)" : "", rss
-              printf "DIAG: %s: each thread'"'"'s wake-ups in the window:%s\n", label, each }'
+              printf "DIAG: %s: each thread'"'"'s wake-ups in the window (of them involuntary):%s\n", label, each }'
 }
 # Sample lines of a monitor log: timestamp first, the stream's name second.
 stamps() { awk -v k="$2" '$2 == k {print $1}' "$1"; }
