@@ -30,8 +30,17 @@ final class PollingReader: DeviceReader {
     private let thread: PeriodicThread
     private let rest: RestSleep
     /// Whether a long interval is the accelerometer's rest rate, which may sleep on motion
-    /// events; a light or proximity sensor's long interval is just its pace.
+    /// events (``restsOnEvents(_:)``); a light or proximity sensor's long interval is just its pace.
     private let restsOnEvents: Bool
+
+    /// Whether a device read for `kinds` may sleep on its accelerometer's motion events at the
+    /// rest rate: it reads the accelerometer, and not a gyroscope too. A resting compass reads
+    /// its gyroscope every rest interval because a turn flat on a table moves nothing the
+    /// accelerometer's events see (docs/SENSORS.md, "Rest rate").
+    static func restsOnEvents(_ kinds: some Sequence<SensorKind>) -> Bool {
+        let kinds = Set(kinds)
+        return kinds.contains(.accelerometer) && !kinds.contains(.gyroscope)
+    }
 
     private struct State {
         /// One per sensor, so one failing sensor does not make another's recovery noisy.
@@ -61,7 +70,7 @@ final class PollingReader: DeviceReader {
         self.logger = logger
         thread = PeriodicThread(name: "poll.\(device.id)", period: max(interval ?? period, period))
         rest = RestSleep(device: device, logger: logger)
-        restsOnEvents = sensors.contains { $0.kind == .accelerometer }
+        restsOnEvents = Self.restsOnEvents(sensors.map(\.kind))
         rest.setResting(restsOnEvents && (interval ?? period) > period)
     }
 
