@@ -198,7 +198,7 @@ ASAN_TESTS ?= $(TSAN_TESTS)|^(MotionProtocolTests|MotionCoreTests)\.
 # beside its runtime's own thread (ThreadSanitizer's wakes ten times a second).
 # systemd-socket-activate starts motiond with an environment of its own, without the sanitizer's
 # options: its reports would go unseen, and LeakSanitizer (off here) fails its exit status.
-SANITIZER_SKIP ?= hugeTrace|restIsQuiet|MotionCtlDeadlineTests|socketActivation|ThreadStackTests
+SANITIZER_SKIP ?= hugeTrace|restIsQuiet|compassRestIsQuiet|MotionCtlDeadlineTests|socketActivation|ThreadStackTests
 SANITIZER_REPORTS ?= .build/sanitizer-reports
 
 check-tsan: test-deps
