@@ -40,7 +40,15 @@ frequencies() { for n in accel_3d gyro_3d magn_3d; do d=$(iio_by_name $n) && pri
 # that thread), and its CPU ticks.
 # Each thread of a process: its id, context switches (voluntary and not), name, and the
 # involuntary ones alone (a thread preempted while it runs: the guest's emulated CPU is slow).
-switches() { for t in /proc/$1/task/*; do printf '%s %s %s %s\n' ${t##*/} "$(awk '/ctxt_switches:/{s+=$2} END{print s+0}' $t/status 2>/dev/null)" "$(tr -d ' ' <$t/comm 2>/dev/null)" "$(awk '/^nonvoluntary_ctxt_switches:/{print $2}' $t/status 2>/dev/null)"; done; }
+# A thread that ends while it is read is left out (it counts as ended, not as a thread whose
+# count fell to nothing).
+switches() {
+    for t in /proc/$1/task/*; do
+        st=$(cat $t/status 2>/dev/null) && [ -n "$st" ] || continue
+        printf '%s %s %s %s\n' ${t##*/} "$(echo "$st" | awk '/ctxt_switches:/{s+=$2} END{print s+0}')" \
+            "$(tr -d ' ' 2>/dev/null <$t/comm || echo ended)" "$(echo "$st" | awk '/^nonvoluntary_ctxt_switches:/{print $2+0}')"
+    done
+}
 ticks() { awk '{print $14 + $15}' /proc/$1/stat 2>/dev/null || echo 0; }
 power() { # label pid seconds: wake-ups per second and CPU of a process over a window
     # A thread's counts go with it when it ends: those of threads that ended within the window
@@ -1216,7 +1224,7 @@ measure_path() { # label latency
     echo "$pw"
     wait $c $w
     tail -n +100 /run/stamps-$1.log > /run/stamps-$1.steady
-    echo "$pw" | sed 's/.*wakeups\/s=\([^ ]*\) cpu=\([^ ]*\) .*/\1 \2/' | tr '\n' ' ' > /run/path-$1
+    echo "$pw" | grep '^SYSTEM-POWER' | sed 's/.*wakeups\/s=\([^ ]*\) cpu=\([^ ]*\) .*/\1 \2/' | tr '\n' ' ' > /run/path-$1
     printf '%s %s %s %s %s' "$(spacing < /run/stamps-$1.steady | tr ' ' '_')" "$(lost /run/stamps-$1.steady 0.01)" "$(offperiod /run/stamps-$1.steady 0.01)" \
         "$(lost /run/stamps-$1.steady 0.01 /run/stalls-$1.log)" "$(wc -l < /run/stalls-$1.log)" >> /run/path-$1
 }
