@@ -36,12 +36,10 @@ unavail() { line=$(motionctl status 2>&1 | grep -E '^ +accelerometer'); echo "$l
 since() { journalctl -q -o cat -u motiond.service | tail -n +$((seen + 1)); }
 # The sampling frequency attribute of every hub device, "name=value ..." (what stop must restore).
 frequencies() { for n in accel_3d gyro_3d magn_3d; do d=$(iio_by_name $n) && printf '%s=%s ' $n "$(cat $d/in_*_sampling_frequency 2>&1)"; done; }
-# Context switches of each thread of a process ("TID count" lines; each switch is a wake-up of
-# that thread), and its CPU ticks.
-# Each thread of a process: its id, context switches (voluntary and not), name, and the
-# involuntary ones alone (a thread preempted while it runs: the guest's emulated CPU is slow).
-# A thread that ends while it is read is left out (it counts as ended, not as a thread whose
-# count fell to nothing).
+# Each thread of a process, a line each: its id, its context switches (voluntary and not: each
+# is a wake-up of that thread), its name, and the involuntary ones alone (preempted while it
+# runs: the guest's emulated CPU is slow). A thread that ends while it is read is left out (it
+# counts as ended, not as a thread whose count fell to nothing). `ticks`: the process's CPU ticks.
 switches() {
     for t in /proc/$1/task/*; do
         st=$(cat $t/status 2>/dev/null) && [ -n "$st" ] || continue
