@@ -36,17 +36,9 @@ unavail() { line=$(motionctl status 2>&1 | grep -E '^ +accelerometer'); echo "$l
 since() { journalctl -q -o cat -u motiond.service | tail -n +$((seen + 1)); }
 # The sampling frequency attribute of every hub device, "name=value ..." (what stop must restore).
 frequencies() { for n in accel_3d gyro_3d magn_3d; do d=$(iio_by_name $n) && printf '%s=%s ' $n "$(cat $d/in_*_sampling_frequency 2>&1)"; done; }
-# Each thread of a process, a line each: its id, its context switches (voluntary and not: each
-# is a wake-up of that thread), its name, and the involuntary ones alone (preempted while it
-# runs: the guest's emulated CPU is slow). A thread that ends while it is read is left out (it
-# counts as ended, not as a thread whose count fell to nothing). `ticks`: the process's CPU ticks.
-switches() {
-    for t in /proc/$1/task/*; do
-        st=$(cat $t/status 2>/dev/null) && [ -n "$st" ] || continue
-        printf '%s %s %s %s\n' ${t##*/} "$(echo "$st" | awk '/ctxt_switches:/{s+=$2} END{print s+0}')" \
-            "$(tr -d ' ' 2>/dev/null <$t/comm || echo ended)" "$(echo "$st" | awk '/^nonvoluntary_ctxt_switches:/{print $2+0}')"
-    done
-}
+# Context switches of each thread of a process ("TID count" lines; each switch is a wake-up of
+# that thread), and its CPU ticks.
+switches() { for t in /proc/$1/task/*; do printf '%s %s\n' ${t##*/} "$(awk '/ctxt_switches:/{s+=$2} END{print s+0}' $t/status 2>/dev/null)"; done; }
 ticks() { awk '{print $14 + $15}' /proc/$1/stat 2>/dev/null || echo 0; }
 power() { # label pid seconds: wake-ups per second and CPU of a process over a window
     # A thread's counts go with it when it ends: those of threads that ended within the window
@@ -56,13 +48,11 @@ power() { # label pid seconds: wake-ups per second and CPU of a process over a w
     b=$(switches $2); c1=$(ticks $2)
     printf '%s\n--\n%s\n' "$a" "$b" | awk -v c=$((c1 - c0)) -v s=$3 -v hz=$(getconf CLK_TCK) -v label=$1 -v rss="$(awk '/^VmRSS/{print $2 $3}' /proc/$2/status)" '
         $1 == "--" { later = 1; next }
-        !later { before[$1] = $2; preempted[$1] = $4; next }
-        { w = $2 - (($1 in before) ? before[$1] : 0); d += w; seen[$1] = 1; n++
-          each = each sprintf(" %s:%d(%d)", $3, w, $4 - (($1 in preempted) ? preempted[$1] : 0)) }
+        !later { before[$1] = $2; next }
+        { d += $2 - (($1 in before) ? before[$1] : 0); seen[$1] = 1; n++ }
         END { for (t in before) if (!(t in seen)) ended++
               printf "SYSTEM-POWER %s wakeups/s=%s%.1f cpu=%.2f%% window=%ss threads=%d%s rss=%s\n", label, ended ? ">=" : "", d / s, 100 * c / hz / s, s, n,
-                     ended ? " (" ended " ended in the window: their wake-ups are not counted)" : "", rss
-              printf "DIAG: %s: each thread'"'"'s wake-ups in the window (of them involuntary):%s\n", label, each }'
+                     ended ? " (" ended " ended in the window: their wake-ups are not counted)" : "", rss }'
 }
 # Sample lines of a monitor log: timestamp first, the stream's name second.
 stamps() { awk -v k="$2" '$2 == k {print $1}' "$1"; }
@@ -1179,12 +1169,9 @@ while time.monotonic() < end:
 open(out, "w").write("".join("%.6f\n" % t for t in stamps))
 EOP
 }
-# The emulated CPU's own stalls: a process that sleeps 5 ms at a time notes each wake-up that
-# comes more than 15 ms after the one before ("from to", boot clock): a stall longer than the
-# gap of a period and a half that `lost` counts at 10 ms. While the vCPU does not run, the
-# guest's timers do not fire either: the hrtimer skips the periods it missed, and the kernel
-# makes no scan for them. (At 25 ms, a 10–20 ms stall of the guest while the hub's guest ran
-# beside it cost the batched trigger path a scan the kernel never made, counted as lost.)
+# The emulated CPU's own stalls: a process that sleeps 5 ms at a time notes each wake-up more
+# than 25 ms late ("from to", boot clock). While the vCPU does not run, the guest's timers do not
+# fire either: the hrtimer skips the periods it missed, and the kernel makes no scan for them.
 stall_watch() { # seconds out
     python3 - "$@" <<'EOP' &
 import sys, time
@@ -1193,7 +1180,7 @@ before = time.clock_gettime(time.CLOCK_BOOTTIME)
 while time.monotonic() < end:
     time.sleep(0.005)
     now = time.clock_gettime(time.CLOCK_BOOTTIME)
-    if now - before > 0.015: stalls.append((before, now))
+    if now - before > 0.025: stalls.append((before, now))
     before = now
 open(out, "w").write("".join("%.6f %.6f\n" % s for s in stalls))
 EOP
@@ -1225,7 +1212,7 @@ measure_path() { # label latency
     echo "$pw"
     wait $c $w
     tail -n +100 /run/stamps-$1.log > /run/stamps-$1.steady
-    echo "$pw" | grep '^SYSTEM-POWER' | sed 's/.*wakeups\/s=\([^ ]*\) cpu=\([^ ]*\) .*/\1 \2/' | tr '\n' ' ' > /run/path-$1
+    echo "$pw" | sed 's/.*wakeups\/s=\([^ ]*\) cpu=\([^ ]*\) .*/\1 \2/' | tr '\n' ' ' > /run/path-$1
     printf '%s %s %s %s %s' "$(spacing < /run/stamps-$1.steady | tr ' ' '_')" "$(lost /run/stamps-$1.steady 0.01)" "$(offperiod /run/stamps-$1.steady 0.01)" \
         "$(lost /run/stamps-$1.steady 0.01 /run/stalls-$1.log)" "$(wc -l < /run/stalls-$1.log)" >> /run/path-$1
 }
