@@ -77,23 +77,28 @@ struct PeerSuiteTests {
     static let milliG: (name: String, value: String) = ("in_accel_scale", "0.00980665")
 
     /// motiond serving the D-Bus face on a testbed of `devices` (and buffer `scripts` by device
-    /// node), polkit allowing the claims, `environment` added to motiond's.
+    /// node, started by ``startFeeds()``), polkit allowing the claims, `environment` added to
+    /// motiond's.
     struct Served {
         let testbed: Testbed
         let bus: SystemBus
         let polkit: RunningProcess?
         let daemon: ServedDaemon
         let directory: URL
+        /// The scripts' files by device node, written, not yet loaded.
+        let feeds: [(node: String, path: String)]
 
         init(_ devices: String, scripts: [String: ScanScript] = [:], environment: [String: String] = [:]) async throws {
             directory = try Emulation.temporaryDirectory()
             testbed = Testbed()
             try testbed.add(devices)
+            var feeds: [(node: String, path: String)] = []
             for (node, script) in scripts {
                 let path = directory.appendingPathComponent("feed-\(UUID().uuidString).script")
                 try script.write(to: path)
-                try testbed.loadScript(node, path.path)
+                feeds.append((node, path.path))
             }
+            self.feeds = feeds
             bus = try await SystemBus()
             polkit = try await bus.startPolkit(allowing: [HotplugTests.claimAction])
             guard polkit != nil else { throw TestFailure("python3-dbusmock is not installed") }
@@ -102,6 +107,16 @@ struct PeerSuiteTests {
             guard try await bus.waitForOwner("net.hadess.SensorProxy") else {
                 throw TestFailure("motiond did not own net.hadess.SensorProxy: \(daemon.process.stderr.suffix(2000))")
             }
+        }
+
+        /// Loads the buffer scripts: call it right before the claim that opens the buffers.
+        /// umockdev times a script's reads from its loading, not from the device's opening
+        /// (scans not read pile up in the node), so a script loaded with the testbed ran on while
+        /// the bus, polkit and motiond started: on a loaded machine its first pose (10 s) had
+        /// passed before the claim, and came as a backlog read at once (arrival stamps a
+        /// microsecond apart: too short for any orientation to settle).
+        func startFeeds() throws {
+            for feed in feeds { try testbed.loadScript(feed.node, feed.path) }
         }
 
         func stop() -> Int32 {
@@ -150,8 +165,8 @@ struct PeerSuiteTests {
     @Test("buffered accelerometer: nothing touched before a claim; claimed, its scan elements and buffer are enabled and its scans give normal, then left-up, then normal again; all put back when released",
           .enabled(if: hasTools, needs))
     func bufferedAccelerometer() async throws {
-        // 10 s upright from the buffer's opening: the claim's first orientation must come from
-        // it even on a loaded machine (in a full make check it took over 3 s once).
+        // 10 s upright from the claim (``Served/startFeeds()``): the claim's first orientation
+        // must come from it even on a loaded machine (in a full make check it took over 3 s once).
         let script = Self.feed([(Self.upright, 200), (Self.leftUp, 120), (Self.upright, 600)])
         let served = try await Served(Self.bufferedAccel(extra: [Self.milliG]), scripts: ["/dev/iio:device0": script])
         defer { _ = served.stop() }
@@ -161,6 +176,7 @@ struct PeerSuiteTests {
         for name in ["buffer/enable", "scan_elements/in_accel_x_en", "scan_elements/in_accel_y_en", "scan_elements/in_accel_z_en"] {
             #expect(served.attribute(Self.accel, name) == "0", "\(name): motiond configures a device only while it reads it")
         }
+        try served.startFeeds()
         let client = try served.client(["claim", "Accelerometer", "get", "AccelerometerOrientation",
                                         "wait", "AccelerometerOrientation", "left-up", "20", "wait", "AccelerometerOrientation", "normal", "30"])
         #expect(await client.wait(timeout: 15) { $0.stdout.contains("get AccelerometerOrientation") }, "\(client.stdout) \(client.stderr)")
@@ -188,6 +204,7 @@ struct PeerSuiteTests {
         defer { _ = served.stop() }
         #expect(try await served.property("HasAccelerometer") == "b true")
         #expect(await served.logs("read buffered (scan elements, no trigger needed)"), "\(served.daemon.process.stderr)")
+        try served.startFeeds()
         let lines = try await served.run(["claim", "Accelerometer", "get", "AccelerometerOrientation"]).replies
         #expect(lines == ["claimed Accelerometer", "get AccelerometerOrientation normal"], "\(lines)")
         #expect(served.daemon.process.stderr.contains("reading accelerometer from iio:device0 (IIO Test Accelerometer), buffered"))
@@ -196,11 +213,12 @@ struct PeerSuiteTests {
     @Test("a buffer that gives no data: HasAccelerometer all the same, and a claim is served by polling its _raw attributes",
           .enabled(if: hasTools, needs))
     func brokenBufferPolls() async throws {
-        // Its first scan would come after 3 s, long after the probe gave up.
+        // Its first scan would come 3 s after the claim, long after the probe gave up.
         let served = try await Served(Self.bufferedAccel(raw: [0, -1000, 0], extra: [Self.milliG]),
                                       scripts: ["/dev/iio:device0": Self.feed([(Self.leftUp, 1)], firstDelay: 3000)])
         defer { _ = served.stop() }
         #expect(try await served.property("HasAccelerometer") == "b true")
+        try served.startFeeds()
         let lines = try await served.run(["claim", "Accelerometer", "get", "AccelerometerOrientation"]).replies
         #expect(lines == ["claimed Accelerometer", "get AccelerometerOrientation normal"], "\(lines)")
         #expect(served.daemon.process.stderr.contains("the buffer produced no data within 500 ms; polling accelerometer through sysfs instead"),
@@ -214,12 +232,13 @@ struct PeerSuiteTests {
     @Test("a buffer that gives no data at first, on a device with nothing to poll: its buffer is read on, and its first scans answer the claim",
           .enabled(if: hasTools, needs))
     func lateBufferWithoutRaw() async throws {
-        // The first scan 4 s after the device is opened: past the 500 ms probe even when the
-        // daemon, slowed by a sanitizer on a loaded machine, starts the probe a second or more
-        // after opening (1.5 s was seen answered within the probe there).
+        // The first scan 4 s after the claim: past the 500 ms probe even when the daemon,
+        // slowed by a sanitizer on a loaded machine, starts the probe a second or more after
+        // the claim (1.5 s was seen answered within the probe there).
         let served = try await Served(Self.bufferedAccel(extra: [Self.milliG]),
                                       scripts: ["/dev/iio:device0": Self.feed([(Self.upright, 600)], firstDelay: 4000)])
         defer { _ = served.stop() }
+        try served.startFeeds()
         let lines = try await served.run(["claim", "Accelerometer", "wait", "AccelerometerOrientation", "normal", "15"]).replies
         #expect(lines.first == "claimed Accelerometer", "not 'Sensor removed while waiting for it to start up': \(lines)")
         #expect(lines.last == "waited AccelerometerOrientation normal", "\(lines)")
@@ -238,6 +257,7 @@ struct PeerSuiteTests {
         #expect(try await served.property("HasAccelerometer") == "b true")
         #expect(await served.logs("found accelerometer on iio:device0 (IIO Test Accelerometer), display: scale 0.00001 0.00001 0.00001, offset 0 0 0;"),
                 "\(served.daemon.process.stderr)")
+        try served.startFeeds()
         let lines = try await served.run(["claim", "Accelerometer"]).replies
         #expect(lines == ["claimed Accelerometer"], "\(lines)")
         #expect(served.daemon.process.stderr.contains("reading accelerometer from iio:device0 (IIO Test Accelerometer), buffered"))

@@ -15,7 +15,8 @@ extension HotplugTests {
         let dir = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let count = 60
-        // The first scan waits until the subscriptions below have surely arrived.
+        // Scans wait in the node until the subscription below opens the buffer: none is lost
+        // however late that is (their kernel timestamps place them).
         let script = ScanScript.mpu6050Ramp(count: count, firstDelay: 500)
         let scriptPath = dir.appendingPathComponent("feed.script").path
         try script.write(to: URL(fileURLWithPath: scriptPath))

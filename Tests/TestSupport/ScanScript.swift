@@ -1,8 +1,10 @@
 import Foundation
 
 /// Builds umockdev scripts that feed `/dev/iio:deviceN`: each `r DELAY BYTES` line makes the
-/// reader's `read()` receive those bytes after DELAY ms (script-format.txt). Scans are packed
-/// by the tests byte by byte, following the kernel's scan layout.
+/// reader's `read()` receive those bytes DELAY ms after the line before (script-format.txt).
+/// The first line's delay counts from the script's loading, not from the device's opening:
+/// bytes nobody reads wait in the node, and a buffer opened late reads them as a backlog.
+/// Scans are packed by the tests byte by byte, following the kernel's scan layout.
 struct ScanScript {
     private var data = Data()
 
