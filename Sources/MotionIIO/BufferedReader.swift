@@ -22,8 +22,10 @@ import Synchronization
 /// Teardown (on `stop`) destroys the buffer (disabling it), writes back `buffer/length`,
 /// `buffer/watermark`, `buffer/hwfifo_timeout` and `current_timestamp_clock` as they were, and
 /// detaches a trigger it attached. Reading runs on a dedicated thread blocked in `iio_buffer_refill`
-/// (one scan per refill), or, for a batch on this machine, sleeping the interval it delivers at
-/// between non-blocking reads of everything the kernel holds.
+/// (one scan per refill), or, for a batch on this machine, as a job of a ``TickThread`` that
+/// every interval it delivers at takes everything the kernel holds without blocking: the
+/// source's shared thread of slow reads when the interval is slow (``TickThread/sharedFrom``),
+/// so the devices of a still machine wake it together, else a thread of its own.
 final class BufferedReader: DeviceReader {
     /// Why the buffer cannot be used; the sentence is logged and shown in the sensor's status.
     enum Fallback: Error, CustomStringConvertible {
@@ -85,21 +87,24 @@ final class BufferedReader: DeviceReader {
     private let timestamp: (channel: IIOChannel, offset: Int)?
     private let enabled: [IIOChannel]
     private let stopping = Atomic<Bool>(false)
-    /// Samples read while probing (during init), delivered when reading starts.
+    /// Samples read while probing (during init), delivered by the first read.
     private let pending = Lock<[Sample]>([])
     private let finished = DispatchSemaphore(value: 0)
-    /// Whether the reading thread sleeps (``nap``) and then takes what the kernel holds
-    /// without blocking, instead of blocking until the batch is in: the kernel wakes a reader
+    /// Whether reads come from a ticking thread that takes what the kernel holds without
+    /// blocking, instead of a thread blocked until the batch is in: the kernel wakes a reader
     /// blocked on the buffer at every scan, whatever the watermark (the system tier measured
     /// 34–38 wake-ups a second at rest at 50 Hz on the HID drivers), so a batch on this
-    /// machine is read by a sleeping thread that wakes once per batch. Not through iiod.
+    /// machine is read by a thread that wakes once per batch. Not through iiod.
     private let sleeps: Bool
-    /// Ends a sleeping thread's sleep at stop.
-    private let wake = DispatchSemaphore(value: 0)
-    /// How long a sleeping thread sleeps between reads, seconds: the interval it delivers at,
-    /// which a whole number of scans need not fill (a 0.35-s rest at 10 Hz is not three scans'
-    /// 0.3 s); the kernel holds 128 batches, so nothing is lost.
-    private let nap: Mutex<Double>
+    /// How long between a sleeping reader's reads, seconds: the interval it delivers at, which
+    /// a whole number of scans need not fill (a 0.35-s rest at 10 Hz is not three scans' 0.3
+    /// s); the kernel holds 128 batches, so nothing is lost.
+    private let nap: Double
+    /// A sleeping reader's thread (the shared one, or its own) and its job there once started.
+    private let ticker: (thread: TickThread, owned: Bool)
+    private let job = Lock<TickThread.Job?>(nil)
+    /// What the reads carry from one to the next (only one runs at a time).
+    private let progress: Lock<Progress>
 
     /// Sets up the buffer and probes it; throws a ``Fallback`` when polling must be used.
     /// `batch` is the number of scans per wake-up of the reading thread (1: every scan as it
@@ -107,12 +112,19 @@ final class BufferedReader: DeviceReader {
     /// (nil: the batch's own time). `softwareTrigger`, for a device without a trigger of
     /// its own, is attached like the device's own would be (its owner removes it).
     /// `sensorProxy` says whether iio-sensor-proxy runs, for a buffer found enabled and not held.
+    /// `slow` is the source's shared thread of slow reads (nil: a sleeping reader gets its own).
     init(device: IIODevice, sensors: [SensorDescriptor], period: Double, batch: Int = 1, deliver: Double? = nil, devices: [IIODevice],
          softwareTrigger: SoftwareTrigger? = nil, sensorProxy: () -> SensorProxyPresence = { .unknown("not asked") },
-         output: ReaderOutput, logger: Logger) throws(Fallback) {
+         slow: TickThread? = nil, output: ReaderOutput, logger: Logger) throws(Fallback) {
         self.batch = Self.limited(batch, period: period, timeout: device.context.timeout)
         self.period = period
-        nap = Mutex(deliver ?? Double(self.batch) * period)
+        nap = deliver ?? Double(self.batch) * period
+        if let slow, nap >= TickThread.sharedFrom {
+            ticker = (slow, false)
+        } else {
+            ticker = (TickThread(name: "buffer.\(device.id)"), true)
+        }
+        progress = Lock(Progress())
         self.device = device
         self.output = output
         self.logger = logger
@@ -258,18 +270,26 @@ final class BufferedReader: DeviceReader {
         }
     }
 
-    /// Starts the reading thread.
+    /// Starts reading: a thread blocked in refills, or a sleeping reader's job (its first read
+    /// at once, with the probe's scans).
     func start() throws(SystemError) {
         do {
-            try BackgroundThread.start(name: "buffer.\(device.id)") { [self] in
-                run()
-                teardown()
-                finished.signal()
+            if sleeps {
+                let added = try ticker.thread.add(period: nap) { [self] in
+                    progress.withLock { step(&$0) } != .end
+                }
+                job.withLock { $0 = added }
+            } else {
+                try BackgroundThread.start(name: "buffer.\(device.id)") { [self] in
+                    run()
+                    teardown()
+                    finished.signal()
+                }
             }
         } catch {
-            // No thread will tear down or signal: do both, so `stop` returns.
+            // Nothing will read: tear down here, so `stop` finds nothing to wait for.
             teardown()
-            finished.signal()
+            if !sleeps { finished.signal() }
             throw error
         }
     }
@@ -278,108 +298,154 @@ final class BufferedReader: DeviceReader {
     /// interval is replaced (every scan is still delivered; only the wake-ups change).
     func retime(read _: Double, deliver interval: Double) -> Bool {
         guard Self.limited(Self.batch(interval: interval, period: period), period: period, timeout: device.context.timeout) == batch else { return false }
-        nap.withLock { $0 = interval }
+        if let job = job.withLock({ $0 }) { ticker.thread.setPeriod(interval, of: job) }
         return true
     }
 
     func stop() {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         buffer.cancel()
-        wake.signal()
-        finished.wait()
+        if sleeps {
+            if let job = job.withLock({ $0 }) { ticker.thread.remove(job) }
+            if ticker.owned { ticker.thread.stop() }
+            teardown()
+        } else {
+            finished.wait()
+        }
     }
 
-    private func run() {
-        // Scans without a kernel timestamp are stamped from their arrival, filtered (jitter
-        // smoothed, a refill's scans one period apart). A HID sensor hub that stamps its own
-        // reports makes the kernel ignore current_timestamp_clock: its first scans tell (far
-        // from their arrival), and its stamps are then laid onto the boot clock.
-        var filter = timestamp == nil || clock == nil ? ArrivalTimestamps(nominalPeriod: period) : nil
+    /// What the reads carry from one to the next.
+    private struct Progress {
+        /// Whether the first read (which delivers the probe's scans first) has come.
+        var begun = false
+        /// Restamps scans without a usable kernel timestamp (``restamped(_:arrival:_:)``).
+        var filter: ArrivalTimestamps?
         var onDeviceClock = false
-        var undecided = filter == nil && device.context.isLocal && SysfsDirectory(device: device).isHIDSensor
-        func restamped(_ samples: [Sample], arrival: Double) -> [Sample] {
-            guard let newest = samples.last else { return samples }
-            if undecided {
-                undecided = false
-                let lag = arrival - newest.timestamp
-                if !(-0.05...0.25).contains(lag) {
-                    logger.notice("\(device) stamps its scans on the sensor hub's own clock, \(SysfsNumber.format(lag)) s off the boot clock (HID timestamp usage 0x0529): laying them onto the boot clock",
-                                  metadata: ["device": "\(device.id)"])
-                    filter = ArrivalTimestamps(deviceClockPeriod: period)
-                    onDeviceClock = true
-                }
-            }
-            guard var line = filter else { return samples }
-            let perScan = layout.count
-            let stamps = onDeviceClock
-                ? line.stamps(deviceTimes: stride(from: 0, to: samples.count, by: perScan).map { samples[$0].timestamp }, arrival: arrival)
-                : line.stamps(count: samples.count / perScan, arrival: arrival)
-            filter = line
-            return samples.enumerated().map { index, sample in
-                var sample = sample
-                sample.timestamp = stamps[index / perScan]
-                return sample
-            }
-        }
-        let probed = pending.withLock { pending in
-            defer { pending = [] }
-            return pending
-        }
-        // The probe's scans came moments ago, while the buffer was set up.
-        output.emit(restamped(probed, arrival: BootClock.now()).map { .sample($0) })
+        /// Whether the first scans must still tell which clock a HID hub stamps them on.
+        var undecided = false
         var episode = FaultEpisode()
+        /// Boot time since which every read has failed, if they do.
         var failingSince: Double?
-        while !stopping.load(ordering: .acquiring) {
-            let asleepBefore = BootClock.asleep()
-            do {
-                // A refill's scans go to the pipeline together: one wake-up, one burst.
-                var samples: [Sample] = []
-                if sleeps {
-                    _ = wake.wait(timeout: .now() + nap.withLock { $0 })
-                    if stopping.load(ordering: .acquiring) { break }
-                    try drain(into: &samples)
-                } else {
-                    try buffer.refill { scan in samples += decode(scan) }
+    }
+
+    /// What ``step(_:)`` leaves the loop to do.
+    private enum Step {
+        case next
+        /// An error that may come back at once: do not spin.
+        case pause
+        case end
+    }
+
+    /// The blocking reader's loop.
+    private func run() {
+        progress.withLock { progress in
+            while !stopping.load(ordering: .acquiring) {
+                switch step(&progress) {
+                case .next: continue
+                case .pause: usleep(100_000)
+                case .end: return
                 }
-                output.emit(restamped(samples, arrival: BootClock.now()).map { .sample($0) })
-                failingSince = nil
-                if let count = episode.recovered() {
-                    logger.notice("buffer of \(device) delivers again after \(count) failed reads")
-                }
-            } catch {
-                if stopping.load(ordering: .acquiring) { break }
-                if error.isDeviceGone {
-                    output.lost(error.description)
-                    break
-                }
-                // A removed device's blocked read may only time out (ETIMEDOUT, as HID sensors
-                // do on 6.1): whether it is still there decides at once, udev or not.
-                if device.context.isLocal, !SysfsDirectory(device: device).exists {
-                    output.lost("\(device.id) is gone (its sysfs directory vanished; the read said: \(error))")
-                    break
-                }
-                // A read that waited across a system suspend timed out because the machine
-                // slept (user space is frozen first, which may take long): not a fault.
-                if error.isTimeout, BootClock.asleep() - asleepBefore > Self.suspendTolerance {
-                    logger.info("\(device): the system slept during a read (\(SysfsNumber.format(BootClock.asleep() - asleepBefore)) s); reading on")
-                    failingSince = nil
-                    continue
-                }
-                let now = BootClock.now()
-                let since = failingSince ?? now
-                failingSince = since
-                if now - since >= Self.lossAfter {
-                    output.lost("no data from the buffer for \(Int(Self.lossAfter)) s, last: \(error)")
-                    break
-                }
-                if episode.occurred() {
-                    let what = !error.isTimeout ? error.description
-                        : sleeps ? "no data in the buffer of \(device) since the last read" : "no data from the buffer of \(device) within the context timeout"
-                    logger.warning("\(what); still waiting, logging again when data flows")
-                }
-                // A timeout already waited; any other error may return at once: do not spin.
-                if !error.isTimeout { usleep(100_000) }
             }
+        }
+    }
+
+    /// One read — a refill's scans (blocking), or everything the kernel holds (sleeping) —
+    /// delivered together (one wake-up, one burst); a failure is judged (gone, asleep, lost
+    /// after ``lossAfter``, or logged once per episode).
+    private func step(_ progress: inout Progress) -> Step {
+        if stopping.load(ordering: .acquiring) { return .end }
+        if !progress.begun {
+            progress.begun = true
+            // Scans without a kernel timestamp are stamped from their arrival, filtered (jitter
+            // smoothed, a refill's scans one period apart). A HID sensor hub that stamps its own
+            // reports makes the kernel ignore current_timestamp_clock: its first scans tell (far
+            // from their arrival), and its stamps are then laid onto the boot clock.
+            progress.filter = timestamp == nil || clock == nil ? ArrivalTimestamps(nominalPeriod: period) : nil
+            progress.undecided = progress.filter == nil && device.context.isLocal && SysfsDirectory(device: device).isHIDSensor
+            let probed = pending.withLock { pending in
+                defer { pending = [] }
+                return pending
+            }
+            // The probe's scans came moments ago, while the buffer was set up. A sleeping
+            // reader's first tick (at once) is for them alone: its buffer is read a nap later.
+            output.emit(restamped(probed, arrival: BootClock.now(), &progress).map { .sample($0) })
+            if sleeps { return .next }
+        }
+        let asleepBefore = BootClock.asleep()
+        do {
+            var samples: [Sample] = []
+            if sleeps {
+                try drain(into: &samples)
+            } else {
+                try buffer.refill { scan in samples += decode(scan) }
+            }
+            output.emit(restamped(samples, arrival: BootClock.now(), &progress).map { .sample($0) })
+            progress.failingSince = nil
+            if let count = progress.episode.recovered() {
+                logger.notice("buffer of \(device) delivers again after \(count) failed reads")
+            }
+            return .next
+        } catch {
+            if stopping.load(ordering: .acquiring) { return .end }
+            if error.isDeviceGone {
+                output.lost(error.description)
+                return .end
+            }
+            // A removed device's blocked read may only time out (ETIMEDOUT, as HID sensors
+            // do on 6.1): whether it is still there decides at once, udev or not.
+            if device.context.isLocal, !SysfsDirectory(device: device).exists {
+                output.lost("\(device.id) is gone (its sysfs directory vanished; the read said: \(error))")
+                return .end
+            }
+            // A read that waited across a system suspend timed out because the machine
+            // slept (user space is frozen first, which may take long): not a fault.
+            if error.isTimeout, BootClock.asleep() - asleepBefore > Self.suspendTolerance {
+                logger.info("\(device): the system slept during a read (\(SysfsNumber.format(BootClock.asleep() - asleepBefore)) s); reading on")
+                progress.failingSince = nil
+                return .next
+            }
+            let now = BootClock.now()
+            let since = progress.failingSince ?? now
+            progress.failingSince = since
+            if now - since >= Self.lossAfter {
+                output.lost("no data from the buffer for \(Int(Self.lossAfter)) s, last: \(error)")
+                return .end
+            }
+            if progress.episode.occurred() {
+                let what = !error.isTimeout ? error.description
+                    : sleeps ? "no data in the buffer of \(device) since the last read" : "no data from the buffer of \(device) within the context timeout"
+                logger.warning("\(what); still waiting, logging again when data flows")
+            }
+            // A timeout already waited; any other error may return at once. A sleeping
+            // reader's next read is a nap away anyway.
+            return error.isTimeout || sleeps ? .next : .pause
+        }
+    }
+
+    /// `samples` as stamped for the pipeline: as they are, or, without a usable kernel
+    /// timestamp, placed by ``ArrivalTimestamps`` from their arrival.
+    private func restamped(_ samples: [Sample], arrival: Double, _ progress: inout Progress) -> [Sample] {
+        guard let newest = samples.last else { return samples }
+        if progress.undecided {
+            progress.undecided = false
+            let lag = arrival - newest.timestamp
+            if !(-0.05...0.25).contains(lag) {
+                logger.notice("\(device) stamps its scans on the sensor hub's own clock, \(SysfsNumber.format(lag)) s off the boot clock (HID timestamp usage 0x0529): laying them onto the boot clock",
+                              metadata: ["device": "\(device.id)"])
+                progress.filter = ArrivalTimestamps(deviceClockPeriod: period)
+                progress.onDeviceClock = true
+            }
+        }
+        guard var line = progress.filter else { return samples }
+        let perScan = layout.count
+        let stamps = progress.onDeviceClock
+            ? line.stamps(deviceTimes: stride(from: 0, to: samples.count, by: perScan).map { samples[$0].timestamp }, arrival: arrival)
+            : line.stamps(count: samples.count / perScan, arrival: arrival)
+        progress.filter = line
+        return samples.enumerated().map { index, sample in
+            var sample = sample
+            sample.timestamp = stamps[index / perScan]
+            return sample
         }
     }
 

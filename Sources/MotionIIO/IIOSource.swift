@@ -27,6 +27,9 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
     private var context: IIOContext?
     private var found: SensorDiscovery.Result?
     private var readers: [String: ActiveReader] = [:]
+    /// The thread every slow read shares while the source runs (``TickThread/sharedFrom``):
+    /// the devices of a still machine wake it together.
+    private var slowReads: TickThread?
     private var availability: [SensorKind: SensorAvailability] = [:]
     private var monitor: HotplugMonitor?
     private var retry: DispatchSourceTimer?
@@ -94,6 +97,7 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
             delivery = (target, handler)
             self.request = request
             running = true
+            slowReads = TickThread(name: "iio.slow")
             if uri.hasPrefix("local:") {
                 monitor = HotplugMonitor(queue: queue) { [weak self] event in self?.hotplug(event) }
                 if monitor == nil { logger.notice("udev monitor unavailable: hot-plug relies on periodic rescans") }
@@ -119,6 +123,8 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
             retry = nil
             for (_, active) in readers { active.reader.stop() }
             readers = [:]
+            slowReads?.stop()
+            slowReads = nil
             removeSoftwareTriggers()
             restoreRates()
             delivery = nil
@@ -316,7 +322,7 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
                 buffered = try BufferedReader(device: device, sensors: sensors, period: period,
                                               batch: BufferedReader.batch(interval: deliver, period: period), deliver: deliver,
                                               devices: context.devices, softwareTrigger: software, sensorProxy: discovery.sensorProxy,
-                                              output: output, logger: logger)
+                                              slow: slowReads, output: output, logger: logger)
             } catch {
                 logger.notice("\(device): \(error); polling \(what) through sysfs instead", metadata: Self.metadata(deviceID, sensors.map(\.kind)))
                 removeSoftwareTrigger(of: deviceID)
@@ -328,7 +334,7 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         // list may make a little faster than asked (52 Hz for 50). A polled one reads at `period`.
         let delivered: (SensorDescriptor) -> Double? = { sensor in buffered == nil ? nil : rates.period(of: sensor) }
         let reader: DeviceReader = buffered
-            ?? PollingReader(device: device, sensors: sensors, period: period, interval: interval, output: output, logger: logger)
+            ?? PollingReader(device: device, sensors: sensors, period: period, interval: interval, slow: slowReads, output: output, logger: logger)
         // A polled light or proximity sensor's long interval is its pace, not a rest rate.
         let paced = buffered == nil && !sensors.contains(where: \.kind.isMotion)
         let pace = buffered.map { $0.batch > 1 ? ", \($0.batch) scans per wake-up" : "" }

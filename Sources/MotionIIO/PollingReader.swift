@@ -6,6 +6,9 @@ import MotionSync
 /// Reads a device's `_raw` (or processed `_input`) sysfs attributes on a ``PeriodicThread`` and stamps each reading
 /// with CLOCK_BOOTTIME: one thread per device, so a slow device (HID sensor hubs answer raw
 /// reads synchronously) never delays another, and one wake-up per reading of all its sensors.
+/// Read slowly (``TickThread/sharedFrom``: the rest rate, a light's pace), it is a job of the
+/// source's shared thread instead, so the devices of a still machine wake it together — except
+/// an accelerometer that may sleep on its motion events at rest (``restsOnEvents(_:)``).
 ///
 /// On a local device the attributes stay open and are re-read in place (``HeldAttribute``).
 ///
@@ -27,7 +30,12 @@ final class PollingReader: DeviceReader {
     /// Used only by the reading thread, so the lock is never contended; it lets the compiler
     /// check that.
     private let state: Lock<State>
-    private let thread: PeriodicThread
+    /// Where the reads run now (changed by ``retime(read:deliver:)``). Taken only by the
+    /// source's queue (start, retime, stop), never by a read, so never contended, even while
+    /// it waits for a read to end.
+    private let placement: Lock<Placement>
+    /// The source's shared thread of slow reads, if any.
+    private let slow: TickThread?
     private let rest: RestSleep
     /// Whether a long interval is the accelerometer's rest rate, which may sleep on motion
     /// events (``restsOnEvents(_:)``); a light or proximity sensor's long interval is just its pace.
@@ -42,6 +50,14 @@ final class PollingReader: DeviceReader {
         return kinds.contains(.accelerometer) && !kinds.contains(.gyroscope)
     }
 
+    /// Where the reads run: a thread of the reader's own, or a job of the shared thread.
+    private enum Placement {
+        case unstarted(interval: Double)
+        case own(PeriodicThread)
+        case shared(TickThread.Job)
+        case stopped
+    }
+
     private struct State {
         /// One per sensor, so one failing sensor does not make another's recovery noisy.
         var episodes: [FaultEpisode]
@@ -52,7 +68,8 @@ final class PollingReader: DeviceReader {
         var failingSince: Double?
     }
 
-    init(device: IIODevice, sensors: [SensorDescriptor], period: Double, interval: Double? = nil, output: ReaderOutput, logger: Logger) {
+    init(device: IIODevice, sensors: [SensorDescriptor], period: Double, interval: Double? = nil, slow: TickThread? = nil,
+         output: ReaderOutput, logger: Logger) {
         self.device = device
         self.sensors = sensors
         channels = sensors.map { sensor in
@@ -68,7 +85,8 @@ final class PollingReader: DeviceReader {
         self.period = period
         self.output = output
         self.logger = logger
-        thread = PeriodicThread(name: "poll.\(device.id)", period: max(interval ?? period, period))
+        placement = Lock(.unstarted(interval: max(interval ?? period, period)))
+        self.slow = slow
         rest = RestSleep(device: device, logger: logger)
         restsOnEvents = Self.restsOnEvents(sensors.map(\.kind))
         rest.setResting(restsOnEvents && (interval ?? period) > period)
@@ -76,24 +94,79 @@ final class PollingReader: DeviceReader {
 
     /// Starts reading; the sampling frequency is the source's to set first (``SamplingRate``).
     func start() throws(SystemError) {
-        try thread.start { [unowned self] in
-            rest.sleepIfResting()
-            return state.withLock { tick(&$0) }
+        try placement.withLock { placement throws(SystemError) in
+            guard case .unstarted(let interval) = placement else { return }
+            placement = try place(every: interval, first: nil)
         }
     }
 
     /// Reads every `interval` seconds from now on (never faster than the hardware period); a
-    /// longer one than the period is the rest rate.
+    /// longer one than the period is the rest rate. A move between the reader's own thread and
+    /// the shared one takes effect at once; false when no thread could be had.
     func retime(read interval: Double, deliver _: Double) -> Bool {
         rest.setResting(restsOnEvents && interval > period)
-        thread.setPeriod(max(interval, period))
-        return true
+        let every = max(interval, period)
+        return placement.withLock { placement in
+            switch placement {
+            case .unstarted:
+                placement = .unstarted(interval: every)
+                return true
+            case .stopped:
+                return true
+            case .own(let thread) where !shares(every):
+                thread.setPeriod(every)
+                return true
+            case .shared(let job) where shares(every):
+                slow?.setPeriod(every, of: job)
+                return true
+            case .own(let thread):
+                thread.stop()
+            case .shared(let job):
+                slow?.remove(job)
+            }
+            // Into the shared thread a period from now (the last read was just now, or it
+            // read faster); out of it at once (motion came back).
+            do {
+                placement = try place(every: every, first: shares(every) ? BootClock.now() + every : nil)
+                return true
+            } catch {
+                placement = .stopped
+                return false
+            }
+        }
     }
 
     func stop() {
         rest.end()
-        thread.stop()
+        placement.withLock { placement in
+            switch placement {
+            case .own(let thread): thread.stop()
+            case .shared(let job): slow?.remove(job)
+            case .unstarted, .stopped: break
+            }
+            placement = .stopped
+        }
         rest.close()
+    }
+
+    /// Whether reads `every` seconds go to the shared thread: slow ones, unless they may sleep
+    /// on motion events (which blocks the thread they run on).
+    private func shares(_ every: Double) -> Bool {
+        slow != nil && every >= TickThread.sharedFrom && !restsOnEvents
+    }
+
+    /// Starts the reads every `every` seconds where they belong, the first at `first`.
+    private func place(every: Double, first: Double?) throws(SystemError) -> Placement {
+        let read: @Sendable () -> Bool = { [unowned self] in
+            rest.sleepIfResting()
+            return state.withLock { tick(&$0) }
+        }
+        if let slow, shares(every) {
+            return .shared(try slow.add(period: every, first: first, read))
+        }
+        let thread = PeriodicThread(name: "poll.\(device.id)", period: every)
+        try thread.start(at: first, read)
+        return .own(thread)
     }
 
     /// Reads every sensor once and delivers the readings together; false once the device is
