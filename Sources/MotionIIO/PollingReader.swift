@@ -8,7 +8,8 @@ import MotionSync
 /// reads synchronously) never delays another, and one wake-up per reading of all its sensors.
 /// Read slowly (``TickThread/sharedFrom``: the rest rate, a light's pace), it is a job of the
 /// source's shared thread instead, so the devices of a still machine wake it together — except
-/// an accelerometer that may sleep on its motion events at rest (``restsOnEvents(_:)``).
+/// an accelerometer that may sleep on its motion events at rest (``restsOnEvents(_:)``,
+/// ``RestSleep/mayUseEvents``): waiting on them blocks the thread it runs on.
 ///
 /// On a local device the attributes stay open and are re-read in place (``HeldAttribute``).
 ///
@@ -152,7 +153,7 @@ final class PollingReader: DeviceReader {
     /// Whether reads `every` seconds go to the shared thread: slow ones, unless they may sleep
     /// on motion events (which blocks the thread they run on).
     private func shares(_ every: Double) -> Bool {
-        slow != nil && every >= TickThread.sharedFrom && !restsOnEvents
+        slow != nil && every >= TickThread.sharedFrom && !(restsOnEvents && rest.mayUseEvents)
     }
 
     /// Starts the reads every `every` seconds where they belong, the first at `first`.

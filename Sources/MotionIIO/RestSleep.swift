@@ -33,10 +33,20 @@ final class RestSleep: Sendable {
         var wokeByCheck = false
     }
     private let state = Lock(State())
+    /// Whether the device offers motion events at all (``MotionWakeup/offers(of:)``: listed
+    /// in `events/`, on this machine); known without touching them.
+    private let offered: Bool
 
     init(device: IIODevice, logger: Logger) {
         self.device = device
         self.logger = logger
+        offered = (try? MotionWakeup.offers(of: device)) != nil
+    }
+
+    /// Whether resting may sleep on this device's events: it offers some, and they have not
+    /// failed or missed a movement. One that cannot is read every rest interval.
+    var mayUseEvents: Bool {
+        offered && !state.withLock { $0.unusable }
     }
 
     /// On the reading thread, before it reads: while resting, waits until the device moves

@@ -96,7 +96,7 @@ extension HotplugTests {
         #expect(!log.contains("the motion samples stopped"), "\(log)")
     }
 
-    @Test("at rest only the reader wakes: no other thread of motiond ticks (a global-queue worker once started libdispatch's workqueue monitor, which woke it every second)")
+    @Test("at rest only the reader wakes — the shared thread of slow reads, the accelerometer having no motion events to sleep on: no other thread of motiond ticks (a global-queue worker once started libdispatch's workqueue monitor, which woke it every second)")
     func restIsQuiet() async throws {
         let (testbed, daemon, watcher, asker) = try await Self.restDaemon()
         defer { _ = daemon.stop() }
@@ -109,10 +109,11 @@ extension HotplugTests {
         let before = ThreadSwitches.of(daemon.process.pid)
         try await Task.sleep(for: .seconds(5))
         let after = ThreadSwitches.of(daemon.process.pid)
-        let woke = ThreadSwitches.wokeMoreThanOnce(before, after) { $0.hasPrefix("poll.") }
-        let reader = after.values.filter { $0.name.hasPrefix("poll.") }.map(\.count).reduce(0, +)
-            - before.values.filter { $0.name.hasPrefix("poll.") }.map(\.count).reduce(0, +)
+        let woke = ThreadSwitches.wokeMoreThanOnce(before, after) { $0 == "iio.slow" }
+        let reader = after.values.filter { $0.name == "iio.slow" }.map(\.count).reduce(0, +)
+            - before.values.filter { $0.name == "iio.slow" }.map(\.count).reduce(0, +)
         #expect(woke.isEmpty, "threads that woke in 5 s at rest: \(woke)")
+        #expect(!after.values.contains { $0.name.hasPrefix("poll.") }, "no reader thread of its own at rest: \(after.values.map(\.name))")
         #expect(reader >= 10, "the reader reads every 0.35 s: \(reader) wake-ups in 5 s")
         withExtendedLifetime(testbed) {}
     }
