@@ -95,13 +95,14 @@ final class BufferedReader: DeviceReader {
     /// blocked on the buffer at every scan, whatever the watermark (the system tier measured
     /// 34–38 wake-ups a second at rest at 50 Hz on the HID drivers), so a batch on this
     /// machine is read by a thread that wakes once per batch. Not through iiod.
-    private let sleeps: Bool
+    private var sleeps: Bool { ticker != nil }
     /// How long between a sleeping reader's reads, seconds: the interval it delivers at, which
     /// a whole number of scans need not fill (a 0.35-s rest at 10 Hz is not three scans' 0.3
     /// s); the kernel holds 128 batches, so nothing is lost.
     private let nap: Double
-    /// A sleeping reader's thread (the shared one, or its own) and its job there once started.
-    private let ticker: (thread: TickThread, owned: Bool)
+    /// A sleeping reader's thread (the shared one, or its own; nil for a blocking reader) and
+    /// its job there once started.
+    private let ticker: (thread: TickThread, owned: Bool)?
     private let job = Lock<TickThread.Job?>(nil)
     /// What the reads carry from one to the next (only one runs at a time).
     private let progress: Lock<Progress>
@@ -119,11 +120,6 @@ final class BufferedReader: DeviceReader {
         self.batch = Self.limited(batch, period: period, timeout: device.context.timeout)
         self.period = period
         nap = deliver ?? Double(self.batch) * period
-        if let slow, nap >= TickThread.sharedFrom {
-            ticker = (slow, false)
-        } else {
-            ticker = (TickThread(name: "buffer.\(device.id)"), true)
-        }
         progress = Lock(Progress())
         self.device = device
         self.output = output
@@ -205,8 +201,14 @@ final class BufferedReader: DeviceReader {
         // libiio keeps the blocking mode per device, not per buffer: a reader after a sleeping
         // one sets it back, or its refills would return at once and spin (the system tier
         // found that when rest ended).
-        sleeps = self.batch > 1 && device.context.isLocal && (try? buffer.setBlocking(false)) != nil
-        if !sleeps { try? buffer.setBlocking(true) }
+        if !(self.batch > 1 && device.context.isLocal && (try? buffer.setBlocking(false)) != nil) {
+            try? buffer.setBlocking(true)
+            ticker = nil
+        } else if let slow, nap >= TickThread.sharedFrom {
+            ticker = (slow, false)
+        } else {
+            ticker = (TickThread(name: "buffer.\(device.id)"), true)
+        }
         // Every axis must sit inside the scan, or decoding would read past it.
         func place(_ channel: IIOChannel) -> Int? {
             guard let offset = buffer.offset(of: channel), offset >= 0,
@@ -274,7 +276,7 @@ final class BufferedReader: DeviceReader {
     /// at once, with the probe's scans).
     func start() throws(SystemError) {
         do {
-            if sleeps {
+            if let ticker {
                 let added = try ticker.thread.add(period: nap) { [self] in
                     progress.withLock { step(&$0) } != .end
                 }
@@ -289,7 +291,7 @@ final class BufferedReader: DeviceReader {
         } catch {
             // Nothing will read: tear down here, so `stop` finds nothing to wait for.
             teardown()
-            if !sleeps { finished.signal() }
+            if ticker == nil { finished.signal() }
             throw error
         }
     }
@@ -298,14 +300,14 @@ final class BufferedReader: DeviceReader {
     /// interval is replaced (every scan is still delivered; only the wake-ups change).
     func retime(read _: Double, deliver interval: Double) -> Bool {
         guard Self.limited(Self.batch(interval: interval, period: period), period: period, timeout: device.context.timeout) == batch else { return false }
-        if let job = job.withLock({ $0 }) { ticker.thread.setPeriod(interval, of: job) }
+        if let ticker, let job = job.withLock({ $0 }) { ticker.thread.setPeriod(interval, of: job) }
         return true
     }
 
     func stop() {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         buffer.cancel()
-        if sleeps {
+        if let ticker {
             if let job = job.withLock({ $0 }) { ticker.thread.remove(job) }
             if ticker.owned { ticker.thread.stop() }
             teardown()
