@@ -1,8 +1,8 @@
-import Foundation
 import Glibc
 import MotionSync
 import Testing
 @testable import MotionIIO
+@testable import TestSupport
 
 /// The shared thread of slow jobs: jobs due close together share a wake-up, each keeps its
 /// period, a removal waits for the running tick, and a job that ends leaves the others ticking.
@@ -101,17 +101,8 @@ struct TickThreadTests {
         #expect(later.times.withLock { $0 }.first.map { $0 - added < 0.03 } == true, "the new job's first tick at once")
     }
 
-    /// The context switches of this process's thread named `name` (its wake-ups), from
-    /// /proc/self/task/*/status.
+    /// The wake-ups of this process's thread named `name` so far.
     static func switches(ofThreadNamed name: String) -> Int? {
-        guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return nil }
-        for task in tasks {
-            guard let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
-                  comm.trimmingCharacters(in: .whitespacesAndNewlines) == name,
-                  let status = try? String(contentsOfFile: "/proc/self/task/\(task)/status", encoding: .utf8) else { continue }
-            return status.split(separator: "\n").filter { $0.hasSuffix("ctxt_switches") || $0.contains("ctxt_switches:") }
-                .compactMap { Int($0.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") }.reduce(0, +)
-        }
-        return nil
+        ThreadSwitches.of(getpid()).values.first { $0.name == name }?.count
     }
 }
