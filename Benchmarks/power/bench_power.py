@@ -435,12 +435,23 @@ class LineReader:
 
 # --- the two daemons under the same testbed ----------------------------------------------------
 
+def motiond_config(args, work):
+    """motiond's configuration options: none (built-in defaults), or with --rest-interval a file
+    in the scenario's work directory that sets only that."""
+    if args.rest_interval is None:
+        return ["--no-config"]
+    path = os.path.join(work, "motiond.toml")
+    with open(path, "w") as f:
+        f.write(f"rest-interval = {args.rest_interval}\n")
+    return ["--config", path]
+
+
 class MotiondDesktop:
     name = "motiond"
 
     def __init__(self, args, work, convertible=False):
         self.sock = os.path.join(work, "motiond.sock")
-        cmd = [args.motiond, "--source", "local:", "--socket", self.sock, "--no-config",
+        cmd = [args.motiond, "--source", "local:", "--socket", self.sock, *motiond_config(args, work),
                "--log-level", "notice", "--log-target", "stderr"]
         self.bed = Testbed(work, cmd, {**os.environ, **MOTIOND_ENV}, convertible)
         wait_for_socket(self.sock, self.bed.proc, args.timeout, self.bed.log_text)
@@ -557,7 +568,7 @@ class MotiondDBusDesktop(SensorProxyClient):
 
     def __init__(self, args, work):
         super().__init__(args, work, [args.motiond, "--source", "local:", "--no-socket", "--sensor-proxy",
-                                      "--no-config", "--log-level", "notice", "--log-target", "stderr"],
+                                      *motiond_config(args, work), "--log-level", "notice", "--log-target", "stderr"],
                          daemon_env=MOTIOND_ENV)
 
 
@@ -880,6 +891,8 @@ def main():
     ap.add_argument("--steps", type=int, default=10, help="orientation steps per desktop-rest run (default 10)")
     ap.add_argument("--settle", type=float, default=3.0, help="seconds between start-up and the window (default 3)")
     ap.add_argument("--timeout", type=float, default=20.0, help="longest wait for any one thing, seconds (default 20)")
+    ap.add_argument("--rest-interval", type=float, default=None, metavar="S",
+                    help="motiond's rest-interval (seconds; default: its built-in 0.35), e.g. 0.7 for iio-sensor-proxy's polling pace")
     ap.add_argument("--no-proxy", action="store_true", help="skip iio-sensor-proxy in the desktop scenarios")
     ap.add_argument("--seed", type=int, default=None, help="random seed for step times and noise")
     args = ap.parse_args()

@@ -62,4 +62,22 @@ public enum SensorKind: String, Sendable, Hashable, Codable, CaseIterable, Custo
     }
 
     public var description: String { rawValue }
+
+    // By case, not by the raw string: the standard library's defaults for a raw-valued enum
+    // hash and compare its `rawValue` (a String, hashed byte by byte), and dictionaries keyed by
+    // sensor kind are consulted several times for every sample.
+    public static func == (a: SensorKind, b: SensorKind) -> Bool { a.ordinal == b.ordinal }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ordinal) }
+
+    private var ordinal: UInt8 {
+        switch self {
+        case .accelerometer: return 0
+        case .gyroscope: return 1
+        case .magnetometer: return 2
+        case .light: return 3
+        case .proximity: return 4
+        case .baseAccelerometer: return 5
+        case .baseGyroscope: return 6
+        }
+    }
 }

@@ -27,8 +27,9 @@ final class HeldAttribute {
         if fd >= 0 { close(fd) }
     }
 
-    /// The attribute's text now, trimmed of white space and NULs.
-    func read() throws(IIOError) -> String {
+    /// The attribute's bytes now, as read (``SysfsNumber/parse(bytes:)`` reads a number from
+    /// them, ``SysfsDirectory/text(_:)`` the text).
+    func read() throws(IIOError) -> ArraySlice<UInt8> {
         if fd >= 0 {
             var status = stat()
             if fstat(fd, &status) != 0 || status.st_nlink == 0 { reset() }
@@ -43,7 +44,7 @@ final class HeldAttribute {
             reset()
             throw IIOError(code: code, operation: "read \(path)")
         }
-        return SysfsDirectory.text(buffer.prefix(count))
+        return buffer.prefix(count)
     }
 
     private func reset() {

@@ -215,13 +215,17 @@ final class PollingReader: DeviceReader {
     private func read(_ axes: [(channel: IIOChannel, attribute: String)], held: [HeldAttribute?]) throws(ReadFault) -> Vector3 {
         var raw = Vector3.zero
         for (index, ((channel, attribute), file)) in zip(axes, held).enumerated() {
-            let text: String
+            // Held: its bytes, parsed without a String; through libiio: its text.
+            var bytes: ArraySlice<UInt8>?
+            var text: String?
             do {
-                text = if let file { try file.read() } else { try channel.read(attribute) }
+                if let file { bytes = try file.read() } else { text = try channel.read(attribute) }
             } catch {
                 throw .io(error)
             }
-            guard let value = SysfsNumber.parse(text) else { throw .unparseable(attribute: "\(channel.sysfsPrefix)_\(attribute)", text: text) }
+            guard let value = bytes.flatMap({ SysfsNumber.parse(bytes: $0) }) ?? text.flatMap(SysfsNumber.parse) else {
+                throw .unparseable(attribute: "\(channel.sysfsPrefix)_\(attribute)", text: bytes.map(SysfsDirectory.text) ?? text ?? "")
+            }
             raw[index] = value
         }
         return raw

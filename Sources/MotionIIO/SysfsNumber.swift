@@ -15,6 +15,33 @@ public enum SysfsNumber {
         return value
     }
 
+    /// As ``parse(_:)``, from an attribute's bytes as read (up to a NUL, as libiio's own writes
+    /// leave one). An integer — what a `_raw` attribute holds — is read from the bytes without
+    /// making a String (a resting device is read a few times a second, for hours); anything else
+    /// goes through ``parse(_:)``.
+    public static func parse(bytes: some Collection<UInt8>) -> Double? {
+        let isSpace = { (byte: UInt8) in byte == 0x20 || (0x09...0x0D).contains(byte) }
+        let text = bytes.prefix(while: { $0 != 0 }).drop(while: isSpace)
+        var value: Int64 = 0
+        var digits = 0
+        var negative = false
+        var rest = text[...]
+        if let sign = rest.first, sign == UInt8(ascii: "-") || sign == UInt8(ascii: "+") {
+            negative = sign == UInt8(ascii: "-")
+            rest = rest.dropFirst()
+        }
+        for byte in rest {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte), digits < 18 else { break }
+            value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+            digits += 1
+        }
+        // Digits up to 18 are exact in Int64 and rounded once by Double(_:), as strtod rounds them.
+        if digits > 0, rest.dropFirst(digits).allSatisfy(isSpace) {
+            return negative ? (value == 0 ? -0.0 : -Double(value)) : Double(value)
+        }
+        return parse(String(decoding: text, as: UTF8.self))
+    }
+
     /// The shortest text that reads back as `value` (`50`, `12.5`, `0.00001`), as written to
     /// sysfs: plain digits, never an exponent (`1e-05`), which the kernel does not read.
     public static func format(_ value: Double) -> String {

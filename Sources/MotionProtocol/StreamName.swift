@@ -125,4 +125,31 @@ public enum StreamName: String, Sendable, Hashable, Codable, CaseIterable, Custo
     }
 
     public var description: String { rawValue }
+
+    // By case, not by the raw string (as ``SensorKind``): streams key the publisher's tables,
+    // consulted for every sample.
+    public static func == (a: StreamName, b: StreamName) -> Bool { a.ordinal == b.ordinal }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ordinal) }
+
+    private var ordinal: UInt8 {
+        switch self {
+        case .accelerometer: return 0
+        case .gyro: return 1
+        case .magnetometer: return 2
+        case .deviceMotion: return 3
+        case .heading: return 4
+        case .orientation: return 5
+        case .tilt: return 6
+        case .shake: return 7
+        case .gesture: return 8
+        case .light: return 9
+        case .proximity: return 10
+        case .baseAccelerometer: return 11
+        case .baseGyro: return 12
+        case .hinge: return 13
+        case .posture: return 14
+        case .availability: return 15
+        case .calibration: return 16
+        }
+    }
 }

@@ -277,6 +277,15 @@ struct SourceParsingTests {
         #expect(SysfsNumber.parse("1e-3") == 0.001)
     }
 
+    @Test("sysfs numbers from an attribute's bytes read as their text does, up to a NUL",
+          arguments: ["0", "-0", "+5", "42\n", "  -340 \n", "256\n\0", "12\0junk", "999999999999999999", "-123456789012345678",
+                      "12345678901234567890123", "9007199254740993", "0.000598", "1e-3", "12a", "1 2", "-", "+", "", "\n", "0x10", "nan"])
+    func sysfsParseBytes(text: String) {
+        let expected = SysfsNumber.parse(String(text.prefix(while: { $0 != "\0" })))
+        let parsed = SysfsNumber.parse(bytes: Array(text.utf8))
+        #expect(parsed?.bitPattern == expected?.bitPattern, "\(text.debugDescription): \(String(describing: parsed)), not \(String(describing: expected))")
+    }
+
     @Test("sysfs numbers are written in plain digits, never with an exponent the kernel cannot read; each reads back exactly",
           arguments: [(0.00001, "0.00001"), (0.000001, "0.000001"), (12.5, "12.5"), (50, "50"), (-0.0000598, "-0.0000598"), (1.56, "1.56")])
     func sysfsFormat(value: Double, text: String) {
