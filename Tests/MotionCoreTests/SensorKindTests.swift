@@ -26,15 +26,6 @@ struct SensorKindTests {
         #expect(SensorKind.gyroscope.description == "gyroscope")
     }
 
-    @Test("equal and hashed by case: every case is itself, and no two are alike")
-    func equalityByCase() {
-        for a in SensorKind.allCases {
-            for b in SensorKind.allCases { #expect((a == b) == (a.rawValue == b.rawValue), "\(a) and \(b)") }
-        }
-        #expect(Set(SensorKind.allCases).count == SensorKind.allCases.count)
-        #expect(Set(SensorKind.allCases.map(\.hashValue)).count == SensorKind.allCases.count)
-    }
-
     @Test("physical constants")
     func constants() {
         #expect(PhysicalConstants.standardGravity == 9.80665)
