@@ -7,8 +7,7 @@ extension StringProtocol {
     @inlinable // specialized where it is called: a generic call costs more than the trimming
     public func trimmingWhitespace(newlines: Bool = true) -> String {
         if utf8.allSatisfy({ $0 < 0x80 }) {
-            // Unicode's White_Space in ASCII: tab, the line breaks 0A–0D, space.
-            let trim = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || (newlines && (0x0A...0x0D).contains(byte)) }
+            let trim = { (byte: UInt8) in byte.isASCIIWhitespace && (newlines || !(0x0A...0x0D).contains(byte)) }
             let bytes = Array(utf8)
             guard let first = bytes.firstIndex(where: { !trim($0) }), let last = bytes.lastIndex(where: { !trim($0) }) else { return "" }
             return String(decoding: bytes[first...last], as: UTF8.self)
@@ -17,4 +16,10 @@ extension StringProtocol {
         guard let first = firstIndex(where: { !trim($0) }), let last = lastIndex(where: { !trim($0) }) else { return "" }
         return String(self[first...last])
     }
+}
+
+extension UInt8 {
+    /// Whether this byte is Unicode's White_Space in ASCII: tab, the line breaks 0A–0D, space.
+    @inlinable
+    public var isASCIIWhitespace: Bool { self == 0x20 || (0x09...0x0D).contains(self) }
 }

@@ -215,16 +215,15 @@ final class PollingReader: DeviceReader {
     private func read(_ axes: [(channel: IIOChannel, attribute: String)], held: [HeldAttribute?]) throws(ReadFault) -> Vector3 {
         var raw = Vector3.zero
         for (index, ((channel, attribute), file)) in zip(axes, held).enumerated() {
-            // Held: its bytes, parsed without a String; through libiio: its text.
-            var bytes: ArraySlice<UInt8>?
-            var text: String?
+            // Held: its bytes as read; through libiio (iiod): its text's bytes.
+            let bytes: ArraySlice<UInt8>
             do {
-                if let file { bytes = try file.read() } else { text = try channel.read(attribute) }
+                bytes = if let file { try file.read() } else { ArraySlice(try channel.read(attribute).utf8) }
             } catch {
                 throw .io(error)
             }
-            guard let value = bytes.flatMap({ SysfsNumber.parse(bytes: $0) }) ?? text.flatMap(SysfsNumber.parse) else {
-                throw .unparseable(attribute: "\(channel.sysfsPrefix)_\(attribute)", text: bytes.map(SysfsDirectory.text) ?? text ?? "")
+            guard let value = SysfsNumber.parse(bytes: bytes) else {
+                throw .unparseable(attribute: "\(channel.sysfsPrefix)_\(attribute)", text: SysfsDirectory.text(bytes))
             }
             raw[index] = value
         }

@@ -20,8 +20,7 @@ public enum SysfsNumber {
     /// making a String (a resting device is read a few times a second, for hours); anything else
     /// goes through ``parse(_:)``.
     public static func parse(bytes: some Collection<UInt8>) -> Double? {
-        let isSpace = { (byte: UInt8) in byte == 0x20 || (0x09...0x0D).contains(byte) }
-        let text = bytes.prefix(while: { $0 != 0 }).drop(while: isSpace)
+        let text = bytes.prefix(while: { $0 != 0 }).drop(while: \.isASCIIWhitespace)
         var value: Int64 = 0
         var digits = 0
         var negative = false
@@ -36,7 +35,7 @@ public enum SysfsNumber {
             digits += 1
         }
         // Digits up to 18 are exact in Int64 and rounded once by Double(_:), as strtod rounds them.
-        if digits > 0, rest.dropFirst(digits).allSatisfy(isSpace) {
+        if digits > 0, rest.dropFirst(digits).allSatisfy(\.isASCIIWhitespace) {
             return negative ? (value == 0 ? -0.0 : -Double(value)) : Double(value)
         }
         return parse(String(decoding: text, as: UTF8.self))

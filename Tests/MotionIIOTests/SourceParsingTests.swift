@@ -286,6 +286,18 @@ struct SourceParsingTests {
         #expect(parsed?.bitPattern == expected?.bitPattern, "\(text.debugDescription): \(String(describing: parsed)), not \(String(describing: expected))")
     }
 
+    @Test("sysfs numbers from bytes: raw integers as the kernel prints them, the sign of zero kept")
+    func sysfsParseBytesValues() {
+        #expect(SysfsNumber.parse(bytes: Array("256\n".utf8)) == 256)
+        #expect(SysfsNumber.parse(bytes: Array("-340\n\0\0".utf8)) == -340)
+        #expect(SysfsNumber.parse(bytes: Array(" +7 ".utf8)) == 7)
+        #expect(SysfsNumber.parse(bytes: Array("-0".utf8))?.bitPattern == (-0.0).bitPattern)
+        #expect(SysfsNumber.parse(bytes: Array("999999999999999999".utf8)) == 999_999_999_999_999_999)
+        #expect(SysfsNumber.parse(bytes: Array("0.5\n".utf8)) == 0.5)
+        #expect(SysfsNumber.parse(bytes: Array("12a".utf8)) == nil)
+        #expect(SysfsNumber.parse(bytes: Array("\0".utf8)) == nil)
+    }
+
     @Test("sysfs numbers are written in plain digits, never with an exponent the kernel cannot read; each reads back exactly",
           arguments: [(0.00001, "0.00001"), (0.000001, "0.000001"), (12.5, "12.5"), (50, "50"), (-0.0000598, "-0.0000598"), (1.56, "1.56")])
     func sysfsFormat(value: Double, text: String) {
