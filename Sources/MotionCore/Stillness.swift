@@ -32,7 +32,7 @@ public struct Stillness: Sendable, Hashable {
             reset()
             return false
         }
-        if let reference, (acceleration - reference).norm <= tolerance, time >= latest {
+        if belongs(acceleration), time >= latest {
             count += 1
             sum = sum + acceleration
             latest = time
@@ -44,6 +44,12 @@ public struct Stillness: Sendable, Hashable {
         count = 1
         sum = acceleration
         return false
+    }
+
+    /// Whether a reading lies within ``tolerance`` of the stretch's first (false before any).
+    public func belongs(_ reading: Vector3) -> Bool {
+        guard let reference else { return false }
+        return (reading - reference).norm <= tolerance
     }
 
     /// Seconds the readings have been still (0 with fewer than two).

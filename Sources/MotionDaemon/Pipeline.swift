@@ -199,12 +199,14 @@ final class Pipeline: @unchecked Sendable {
 
     /// One burst from the source: every event in order, then everything it caused as one
     /// batch; then the learned state is offered for saving (checked with the samples, never on
-    /// a timer of its own).
+    /// a timer of its own). At rest, a batch's still scans are passed over but for each sensor's
+    /// newest (``RestRate/worthHandling(_:resting:)``): a buffered sensor costs what a polled one
+    /// does.
     private func handle(_ events: [SourceEvent]) {
         queue.assertOnQueue()
         var out: [Addressed] = []
         var availabilityChanged = false
-        for event in events {
+        for event in restRate.worthHandling(events, resting: request.wakeIntervals.keys) {
             if case .availability = event { availabilityChanged = true }
             handle(event, into: &out)
         }

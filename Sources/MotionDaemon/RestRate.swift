@@ -1,4 +1,5 @@
 import MotionCore
+import MotionIIO
 
 /// When the sensors may be read at the rest rate (``SensorDemand/resting(_:interval:)``): while
 /// every sensor that decides it and is being read (``deciding``: the accelerometer, a
@@ -54,6 +55,34 @@ struct RestRate: Sendable {
             decision.restChanged = true
         }
         return decision
+    }
+
+    /// The events of a burst worth handling: at rest, a buffered sensor's batch holds scans
+    /// that tell the fusion and the detectors nothing its newest one does not, and those are
+    /// left out, so a batched sensor at rest costs what a polled one does (one reading per
+    /// rest interval). Left out: a scan that a newer one of its kind follows in the burst, of
+    /// a sensor read at the rest rate (`resting`: those the request gives a rest interval),
+    /// that lies within its deciding sensor's still stretch or is the magnetometer's (a still
+    /// device's heading follows its newest scan) — until the burst's first deciding scan that
+    /// leaves its stretch, which ends the rest: it and everything after it are kept. Light and
+    /// proximity readings, availability and anything while moving are all kept.
+    func worthHandling(_ events: [SourceEvent], resting: some Collection<SensorKind>) -> [SourceEvent] {
+        guard atRest else { return events }
+        var newest: [SensorKind: Int] = [:]
+        for (index, event) in events.enumerated() {
+            if case .sample(let sample) = event { newest[sample.kind] = index }
+        }
+        var kept: [SourceEvent] = []
+        var moving = false
+        for (index, event) in events.enumerated() {
+            if !moving, case .sample(let sample) = event, resting.contains(sample.kind) {
+                let still = stillness[sample.kind].map { $0.belongs(sample.vector) } ?? (sample.kind == .magnetometer)
+                if !still && stillness[sample.kind] != nil { moving = true }
+                if still && newest[sample.kind] != index { continue }
+            }
+            kept.append(event)
+        }
+        return kept
     }
 
     /// After a change of rest at sample time `t` and the demand that followed it: at rest, the

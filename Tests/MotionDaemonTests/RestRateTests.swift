@@ -1,4 +1,5 @@
 import MotionCore
+import MotionIIO
 import Testing
 @testable import MotionDaemon
 
@@ -78,5 +79,78 @@ struct RestRateTests {
         #expect(rate.atRest)
         #expect(rate.follow(Self.reading(at: 3.1), reading: reading).restChanged, "read again, the gyroscope has no still stretch yet: moving")
         #expect(!rate.atRest)
+    }
+
+    /// A rate at rest with the accelerometer, gyroscope and magnetometer read (a compass claim).
+    static func resting() -> RestRate {
+        var rate = RestRate()
+        for i in 0...150 {
+            let t = Double(i) / 100
+            _ = rate.follow(reading(at: t), reading: [.accelerometer, .gyroscope, .magnetometer])
+            _ = rate.follow(Sample(kind: .gyroscope, timestamp: t, vector: .zero), reading: [.accelerometer, .gyroscope, .magnetometer])
+        }
+        return rate
+    }
+
+    /// The kinds and timestamps of a burst's samples, `kind@t`.
+    static func described(_ events: [SourceEvent]) -> [String] {
+        events.map { event in
+            switch event {
+            case .sample(let sample): "\(sample.kind.rawValue)@\(sample.timestamp)"
+            case .availability(let kind, _): "availability \(kind.rawValue)"
+            }
+        }
+    }
+
+    @Test("at rest, a batch's still scans are left out but each sensor's newest; a light reading and an availability are kept; moving, or not read at the rest rate, everything is kept")
+    func stillBatch() {
+        let kinds: [SensorKind] = [.accelerometer, .gyroscope, .magnetometer]
+        var burst: [SourceEvent] = []
+        for i in 0..<4 {
+            let t = 2 + Double(i) / 10
+            burst.append(.sample(Self.reading(at: t)))
+            burst.append(.sample(Sample(kind: .gyroscope, timestamp: t, vector: Vector3(0.01, 0, -0.01))))
+            burst.append(.sample(Sample(kind: .magnetometer, timestamp: t, vector: Vector3(20 + Double(i), 0, -40))))
+            if i == 1 {
+                burst.append(.sample(Sample(kind: .light, timestamp: t, vector: Vector3(120, 0, 0))))
+                burst.append(.availability(.proximity, SensorAvailability(isAvailable: false, reason: "gone")))
+            }
+        }
+        let rate = Self.resting()
+        #expect(rate.atRest)
+        #expect(Self.described(rate.worthHandling(burst, resting: kinds + [.light])) == [
+            "light@2.1", "availability proximity", "accelerometer@2.3", "gyroscope@2.3", "magnetometer@2.3",
+        ])
+        #expect(Self.described(rate.worthHandling(burst, resting: [.accelerometer])).count == burst.count - 3,
+                "only the sensors read at the rest rate are thinned")
+        #expect(Self.described(RestRate().worthHandling(burst, resting: kinds)) == Self.described(burst), "moving: everything")
+        #expect(Self.described(rate.worthHandling(Array(burst.prefix(3)), resting: kinds)) == Self.described(Array(burst.prefix(3))),
+                "one scan of each: nothing to leave out")
+    }
+
+    @Test("at rest, a batch's first scan that leaves its still stretch is kept with everything after it, whichever sensor it is; a scan within the tolerance is still")
+    func movingInBatch() {
+        let rate = Self.resting()
+        let kinds: Set<SensorKind> = [.accelerometer, .gyroscope, .magnetometer]
+        func burst(moving: Sample) -> [SourceEvent] {
+            var burst: [SourceEvent] = []
+            for i in 0..<5 {
+                let t = 2 + Double(i) / 10
+                burst.append(i == 2 ? .sample(moving) : .sample(Self.reading(at: t)))
+                burst.append(.sample(Sample(kind: .magnetometer, timestamp: t, vector: Vector3(20, 0, -40))))
+            }
+            return burst
+        }
+        #expect(Self.described(rate.worthHandling(burst(moving: Self.reading(at: 2.2, moving: true)), resting: kinds)) == [
+            "accelerometer@2.2", "magnetometer@2.2", "accelerometer@2.3", "magnetometer@2.3", "accelerometer@2.4", "magnetometer@2.4",
+        ])
+        let turn = burst(moving: Sample(kind: .gyroscope, timestamp: 2.2, vector: Vector3(0, 0, 0.3)))
+        #expect(Self.described(rate.worthHandling(turn, resting: kinds)).first == "gyroscope@2.2", "a turn only the gyroscope sees")
+        let tilted = burst(moving: Sample(kind: .accelerometer, timestamp: 2.2, vector: Vector3(0.04, 0, -1)))
+        #expect(Self.described(rate.worthHandling(tilted, resting: kinds)) == ["accelerometer@2.4", "magnetometer@2.4"],
+                "0.04 G off is within the stretch")
+        let broken = burst(moving: Sample(kind: .accelerometer, timestamp: 2.2, vector: Vector3(.nan, 0, -1)))
+        #expect(Self.described(rate.worthHandling(broken, resting: kinds)).first == "accelerometer@2.2",
+                "a non-finite scan is not still: the engine sees it")
     }
 }
