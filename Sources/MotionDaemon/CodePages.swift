@@ -9,13 +9,13 @@ import Glibc
 ///
 /// `release()` drops the file-backed, never-written read-only mappings of the executable and
 /// its libraries (code, constant data, ICU's tables) from the process's page tables
-/// (`madvise(MADV_DONTNEED)`): once started, and each time the device has come to rest.
-/// Nothing is lost: a page still needed comes back on its next use from the page cache (a minor
-/// fault, no disk read while the file is cached; a few hundred of them, about a millisecond,
-/// when motion starts). A mapping with any page this process wrote (relocated data, a
-/// debugger's breakpoint: private copies) is left alone, and writable mappings are never touched. (Library pages shared
-/// with other processes stay in their page tables and in memory: this only stops counting
-/// them as ours.)
+/// (`madvise(MADV_DONTNEED)`): once started, each time the device has come to rest, and after
+/// a subscriber leaves during a rest. Nothing is lost: a page still needed comes back on its
+/// next use from the page cache (a minor fault, no disk read while the file is cached; a few
+/// hundred of them, about a millisecond, when motion starts). A mapping with any page this
+/// process wrote (relocated data, a debugger's breakpoint: private copies) is left alone, and
+/// writable mappings are never touched. (Library pages shared with other processes stay in
+/// their page tables and in memory: this only stops counting them as ours.)
 enum CodePages {
     /// Drops the resident pages of those mappings; returns how many bytes of mappings were
     /// advised (0 when /proc is unreadable, which changes nothing).

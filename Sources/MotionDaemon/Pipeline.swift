@@ -301,6 +301,7 @@ final class Pipeline: @unchecked Sendable {
         try publisher.unsubscribe(stream, recipient: recipient, into: &out)
         logger.debug("\(recipient) unsubscribed from \(stream)")
         updateDemand()
+        releaseServedCode()
     }
 
     /// A recipient went away: its subscriptions end, and sensors nobody needs any more stop.
@@ -308,7 +309,15 @@ final class Pipeline: @unchecked Sendable {
         queue.assertOnQueue()
         publisher.remove(recipient)
         updateDemand()
+        releaseServedCode()
         refreshStatus()
+    }
+
+    /// A subscriber left while the device rests: what serving it faulted in (its requests,
+    /// the D-Bus face's claims, a status) goes two rest readings later, as when the rest began.
+    private func releaseServedCode() {
+        guard restRate.atRest, let t = latest[.accelerometer]?.timestamp else { return }
+        restRate.scheduleCodeRelease(at: t, wakeInterval: request.wakeIntervals[.accelerometer])
     }
 
     /// Moves between the full and the rest rate as the sensors that decide it start and stop

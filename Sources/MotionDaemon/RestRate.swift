@@ -5,8 +5,9 @@ import MotionIIO
 /// every sensor that decides it and is being read (``deciding``: the accelerometer, a
 /// convertible's base accelerometer, the gyroscope that a compass claim reads) has lain
 /// ``Stillness`` still for ``after`` seconds; the first reading of any of them that moves ends
-/// the rest. It also says when to give the code pages back (``CodePages``): once per rest, two
-/// rest readings into it, when the switch to the rest rate is over. Pure: time comes from
+/// the rest. It also says when to give the code pages back (``CodePages``): two rest readings
+/// into a rest, when the switch to the rest rate is over, and two rest readings after a
+/// subscriber leaves during it. Pure: time comes from
 /// sample timestamps; the pipeline acts on its decisions.
 struct RestRate: Sendable {
     /// How long the sensors must lie still before the rest rate, seconds.
@@ -23,7 +24,7 @@ struct RestRate: Sendable {
     private var stillness = RestRate.deciding.mapValues { Stillness(tolerance: $0) }
     /// Whether the device lies still long enough to read at the rest rate.
     private(set) var atRest = false
-    /// Sample time from which the code pages are given back, once per rest (nil: done).
+    /// Sample time from which the code pages are given back (nil: nothing to give back).
     private var releaseCodeAt: Double?
 
     /// What a reading changed.
@@ -85,9 +86,10 @@ struct RestRate: Sendable {
         return kept
     }
 
-    /// After a change of rest at sample time `t` and the demand that followed it: at rest, the
-    /// code pages go two readings of `wakeInterval` later (the accelerometer's interval at rest;
-    /// nil: it is not read more slowly, nothing to wait for); moving, not at all.
+    /// After a change of rest at sample time `t` and the demand that followed it, or a
+    /// subscriber leaving: at rest, the code pages go two readings of `wakeInterval` later (the
+    /// accelerometer's interval at rest; nil: it is not read more slowly, nothing to wait for);
+    /// moving, not at all.
     mutating func scheduleCodeRelease(at t: Double, wakeInterval: Double?) {
         releaseCodeAt = atRest ? wakeInterval.map { t + 2 * $0 } : nil
     }

@@ -32,7 +32,8 @@ enum SensorDemand {
     /// a property that changes, with no rate promised, and a still device's heading does not
     /// change: the accelerometer, gyroscope and magnetometer then rest together, the gyroscope's
     /// first reading that turns (a laptop turned flat on a table) ends the rest
-    /// (``RestRate/deciding``), and a buffered sensor keeps every sample, batched.
+    /// (``RestRate/deciding``), and of a still buffered batch the newest scan is fused
+    /// (``RestRate/worthHandling(_:resting:)``).
     static func toleratesRestRate(_ stream: StreamName, for recipient: Recipient) -> Bool {
         toleratesRestRate(stream) || (stream == .heading && recipient == .local(.sensorProxy))
     }

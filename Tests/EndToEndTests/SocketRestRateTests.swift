@@ -118,6 +118,52 @@ extension HotplugTests {
         withExtendedLifetime(testbed) {}
     }
 
+    /// KiB of `pid`'s executable's code resident now (its `r-xp` mappings, /proc/PID/smaps).
+    static func residentCode(_ pid: Int32) throws -> Int {
+        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
+        var resident = 0, inCode = false
+        for line in try String(contentsOfFile: "/proc/\(pid)/smaps", encoding: .utf8).split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if let first = fields.first, !first.hasSuffix(":") {
+                inCode = fields.count >= 6 && fields[1] == "r-xp" && fields[5] == executable
+            } else if inCode, fields.first == "Rss:", fields.count >= 2, let kB = Int(fields[1]) {
+                resident += kB
+            }
+        }
+        return resident
+    }
+
+    @Test("a client that leaves while the device rests: what serving it faulted in is given back two rest readings later, not only when a rest begins")
+    func leavingClientsCode() async throws {
+        let (testbed, daemon, watcher, asker) = try await Self.restDaemon()
+        defer { _ = daemon.stop() }
+        var id = 100
+        #expect(try await watcher.next(type: "orientation", timeout: 10)?["orientation"] as? String == "portrait")
+        #expect(try await Self.waitForRest(asker, from: &id, timeout: 10) { $0 == 0.35 })
+        try await Task.sleep(for: .seconds(2))
+        let resting = try Self.residentCode(daemon.process.pid)
+        var served = 0
+        // A visitor: its hello, a status, a tilt subscription (which tolerates the rest) and a
+        // pull of the accelerometer's latest value run code the rest loop does not.
+        do {
+            let visitor = try await daemon.connect()
+            _ = try await visitor.hello()
+            try await visitor.send(.status(id: 1))
+            #expect(try await visitor.reply(1) != nil)
+            try await visitor.send(.subscribe(.init(id: 2, stream: .tilt)))
+            #expect(try await visitor.reply(2) != nil)
+            try await visitor.send(.get(id: 3, stream: .accelerometer, frame: nil, orientation: nil))
+            #expect(try await visitor.reply(3) != nil)
+            served = try Self.residentCode(daemon.process.pid)
+        }
+        try await Task.sleep(for: .seconds(1.5))
+        let after = try Self.residentCode(daemon.process.pid)
+        #expect(served > resting, "serving the visitor faulted code in: \(resting) → \(served) KiB")
+        #expect(after < served, "given back after it left: \(resting) → \(served) → \(after) KiB")
+        #expect(try await Self.restInterval(asker, id: id + 1) == 0.35, "still at rest")
+        withExtendedLifetime(testbed) {}
+    }
+
     @Test("a 100 Hz accelerometer client ends the rest rate at once and gets every sample, across motion, until it leaves")
     func fullRateSubscriber() async throws {
         let (testbed, daemon, watcher, asker) = try await Self.restDaemon()
