@@ -69,17 +69,24 @@ struct RestRate: Sendable {
     /// proximity readings, availability and anything while moving are all kept.
     func worthHandling(_ events: [SourceEvent], resting: some Collection<SensorKind>) -> [SourceEvent] {
         guard atRest else { return events }
-        var newest: [SensorKind: Int] = [:]
+        // Each kind in the burst, looked up once (a batch holds a kind or three, a scan each):
+        // whether it rests, its stretch if it decides, and the index of its newest sample.
+        var kinds: [(kind: SensorKind, rests: Bool, stretch: Stillness?, newest: Int)] = []
         for (index, event) in events.enumerated() {
-            if case .sample(let sample) = event { newest[sample.kind] = index }
+            guard case .sample(let sample) = event else { continue }
+            if let known = kinds.firstIndex(where: { $0.kind == sample.kind }) {
+                kinds[known].newest = index
+            } else {
+                kinds.append((sample.kind, resting.contains(sample.kind), stillness[sample.kind], index))
+            }
         }
         var kept: [SourceEvent] = []
         var moving = false
         for (index, event) in events.enumerated() {
-            if !moving, case .sample(let sample) = event, resting.contains(sample.kind) {
-                let still = stillness[sample.kind].map { $0.belongs(sample.vector) } ?? (sample.kind == .magnetometer)
-                if !still && stillness[sample.kind] != nil { moving = true }
-                if still && newest[sample.kind] != index { continue }
+            if !moving, case .sample(let sample) = event, let kind = kinds.first(where: { $0.kind == sample.kind }), kind.rests {
+                let still = kind.stretch.map { $0.belongs(sample.vector) } ?? (sample.kind == .magnetometer)
+                if !still && kind.stretch != nil { moving = true }
+                if still && kind.newest != index { continue }
             }
             kept.append(event)
         }

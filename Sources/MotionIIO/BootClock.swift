@@ -23,12 +23,9 @@ public enum BootClock {
         }
     }
 
-    /// Seconds to add to a time on clock `name` to get boot time (0 for `boottime`); `nil` for
-    /// an unknown clock.
-    static func offset(fromClockNamed name: String) -> Double? {
-        guard let id = clockID(named: name) else { return nil }
-        if id == CLOCK_BOOTTIME { return 0 }
-        return now() - seconds(id)
+    /// Seconds to add to a time on `clock` to get boot time now (0 for boot time itself).
+    static func offset(from clock: clockid_t) -> Double {
+        clock == CLOCK_BOOTTIME ? 0 : now() - seconds(clock)
     }
 
     private static func seconds(_ clock: clockid_t) -> Double {

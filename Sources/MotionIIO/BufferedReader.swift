@@ -76,15 +76,18 @@ final class BufferedReader: DeviceReader {
     /// exit: readers come and go with the clients' rates; the first value is the one to
     /// restore), and the frequencies in force (every scan is delivered at them).
     let rates: SamplingRate.Applied
-    /// The clock of the kernel timestamps (`boottime` once set); `nil` to stamp samples on
+    /// The clock of the kernel timestamps (CLOCK_BOOTTIME once set); `nil` to stamp samples on
     /// arrival (no timestamp channel, an unknown clock, or a remote device whose clock is not
     /// this machine's).
-    private let clock: String?
+    private let clock: clockid_t?
     /// `current_timestamp_clock` as it was, when setup changed it.
     private let savedTimestampClock: String?
-    /// Per sensor: the byte offset of each axis in a scan, and the channels to decode.
-    private let layout: [(sensor: SensorDescriptor, channels: [IIOChannel], offsets: [Int])]
-    private let timestamp: (channel: IIOChannel, offset: Int)?
+    /// Per sensor: its kind, its conversion, and where its axes are in ``axes``. Values with no
+    /// reference to count: the per-scan loop copies them.
+    private let layout: [(kind: SensorKind, conversion: SampleConversion, axes: Range<Int>)]
+    /// Every sensor's axes, in ``layout``'s order.
+    private let axes: [IIOChannel.ScanField]
+    private let timestamp: IIOChannel.ScanField?
     private let enabled: [IIOChannel]
     private let stopping = Atomic<Bool>(false)
     /// Samples read while probing (during init), delivered by the first read.
@@ -215,20 +218,24 @@ final class BufferedReader: DeviceReader {
                   offset + channel.format.storageBits / 8 * channel.format.repeats <= buffer.step else { return nil }
             return offset
         }
-        var layout: [(sensor: SensorDescriptor, channels: [IIOChannel], offsets: [Int])] = []
+        var layout: [(kind: SensorKind, conversion: SampleConversion, axes: Range<Int>)] = []
+        var axes: [IIOChannel.ScanField] = []
         for (sensor, chans) in zip(sensors, channels) {
             let offsets = chans.compactMap(place)
             guard chans.count == sensor.axes.count, offsets.count == chans.count else {
                 self.layout = []
+                self.axes = []
                 timestamp = nil
                 teardown()
                 undoRates()
                 throw .failed(IIOError(code: EINVAL, operation: "lay out the \(sensor.kind) channels in the scans of \(device)"))
             }
-            layout.append((sensor, chans, offsets))
+            layout.append((sensor.kind, sensor.conversion, axes.count..<axes.count + chans.count))
+            axes += zip(chans, offsets).map(IIOChannel.ScanField.init)
         }
         self.layout = layout
-        timestamp = timestampChannel.flatMap { channel in place(channel).map { (channel, $0) } }
+        self.axes = axes
+        timestamp = timestampChannel.flatMap { channel in place(channel).map { IIOChannel.ScanField(channel, offset: $0) } }
 
         // With the watermark at `batch`, the first wake-up comes after a whole batch.
         let probeTimeout = Self.probeTimeout + Double(self.batch - 1) * period
@@ -261,10 +268,10 @@ final class BufferedReader: DeviceReader {
             context.setTimeout(timeout)
             defer { context.setTimeout(context.timeout) }
             do {
-                try buffer.refill { scan in
-                    let samples = decode(scan)
-                    pending.withLock { $0 += samples }
-                }
+                var samples: [Sample] = []
+                let offset = clockOffset()
+                try buffer.refill { scan in decode(scan, clockOffset: offset, into: &samples) }
+                pending.withLock { $0 += samples }
                 return true
             } catch where error.isTimeout {
                 return false
@@ -379,7 +386,8 @@ final class BufferedReader: DeviceReader {
             if sleeps {
                 try drain(into: &samples)
             } else {
-                try buffer.refill { scan in samples += decode(scan) }
+                let offset = clockOffset()
+                try buffer.refill { scan in decode(scan, clockOffset: offset, into: &samples) }
             }
             output.emit(restamped(samples, arrival: BootClock.now(), &progress).map { .sample($0) })
             progress.failingSince = nil
@@ -455,10 +463,12 @@ final class BufferedReader: DeviceReader {
     /// one may leave more behind: the sleep may be longer than a batch's time); EAGAIN only
     /// when there was none.
     private func drain(into samples: inout [Sample]) throws(IIOError) {
+        let offset = clockOffset()
+        samples.reserveCapacity(samples.count + batch * layout.count)
         while true {
             let count: Int
             do {
-                count = try buffer.refill { scan in samples += decode(scan) }
+                count = try buffer.refill { scan in decode(scan, clockOffset: offset, into: &samples) }
             } catch where error.code == EAGAIN && !samples.isEmpty {
                 return
             }
@@ -466,29 +476,36 @@ final class BufferedReader: DeviceReader {
         }
     }
 
-    /// The samples of one scan, one per sensor, all with the scan's timestamp (without one:
-    /// now, which `run` then filters).
-    private func decode(_ scan: UnsafeRawPointer) -> [Sample] {
+    /// Seconds to add to a kernel timestamp for boot time, taken once per read (realtime steps,
+    /// and monotonic misses suspends; a read takes microseconds); nil: samples are stamped on
+    /// arrival.
+    private func clockOffset() -> Double? {
+        guard timestamp != nil, let clock else { return nil }
+        return BootClock.offset(from: clock)
+    }
+
+    /// Appends the samples of one scan, one per sensor, all with the scan's timestamp (without
+    /// one, `clockOffset` nil: now, which `run` then filters).
+    private func decode(_ scan: UnsafeRawPointer, clockOffset: Double?, into samples: inout [Sample]) {
         let time: Double
-        if let timestamp, let clock, let offset = BootClock.offset(fromClockNamed: clock) {
-            // The offset is taken per scan: realtime steps and monotonic misses suspends.
-            time = Double(timestamp.channel.decode(scan + timestamp.offset)) / 1e9 + offset
+        if let timestamp, let clockOffset {
+            time = Double(timestamp.decode(scan)) / 1e9 + clockOffset
         } else {
             time = BootClock.now()
         }
-        return layout.map { entry in
+        for entry in layout {
             var raw = Vector3.zero
-            for index in entry.channels.indices {
-                raw[index] = Double(entry.channels[index].decode(scan + entry.offsets[index]))
+            for (index, axis) in entry.axes.enumerated() {
+                raw[index] = Double(axes[axis].decode(scan))
             }
-            return Sample(kind: entry.sensor.kind, timestamp: time, vector: entry.sensor.conversion.convert(raw: raw))
+            samples.append(Sample(kind: entry.kind, timestamp: time, vector: entry.conversion.convert(raw: raw)))
         }
     }
 
     /// Writes `boottime` to `current_timestamp_clock` where it exists; returns the clock the
     /// kernel timestamps are in, or `nil` when it is unknown (samples are stamped on arrival),
     /// and the clock it replaced, to be written back on stop.
-    private static func setTimestampClock(_ device: IIODevice, logger: Logger) -> (clock: String?, replaced: String?) {
+    private static func setTimestampClock(_ device: IIODevice, logger: Logger) -> (clock: clockid_t?, replaced: String?) {
         // Devices without the attribute have no timestamp channel, or stamp in realtime (the
         // kernel default before 4.5); without the attribute there is no way to know.
         guard let current = try? device.read("current_timestamp_clock") else { return (nil, nil) }
@@ -502,11 +519,11 @@ final class BufferedReader: DeviceReader {
             }
         }
         let clock = (try? device.read("current_timestamp_clock")) ?? current
-        guard BootClock.clockID(named: clock) != nil else {
+        guard let id = BootClock.clockID(named: clock) else {
             logger.warning("\(device) timestamps use unknown clock '\(clock)'; stamping samples on arrival instead")
             return (nil, replaced)
         }
-        return (clock, replaced)
+        return (id, replaced)
     }
 
     private let tornDown = Atomic<Bool>(false)

@@ -60,22 +60,39 @@ public struct IIOChannel: @unchecked Sendable, CustomStringConvertible {
     public func enable() { iio_channel_enable(pointer) }
     public func disable() { iio_channel_disable(pointer) }
 
-    /// Decodes this channel's value from its data in a scan: libiio byte-swaps, shifts, masks to the real
-    /// bits and sign-extends (`iio_channel_convert`); the result is the raw integer.
-    public func decode(_ data: UnsafeRawPointer) -> Int64 {
-        let format = self.format
-        var out: UInt64 = 0
-        withUnsafeMutableBytes(of: &out) { dst in
-            iio_channel_convert(pointer, dst.baseAddress, data)
+    /// This channel at a byte offset in a buffer's scans, its format read once: what a reader
+    /// decodes every scan with, looking nothing up and counting no reference per scan.
+    // @unchecked: `pointer` is the channel's (see ``IIOChannel``), used by its reader's thread.
+    public struct ScanField: @unchecked Sendable {
+        private let pointer: OpaquePointer
+        /// Where the channel's data starts in a scan, bytes.
+        public let offset: Int
+        private let storageBits: Int
+        private let isSigned: Bool
+
+        public init(_ channel: IIOChannel, offset: Int) {
+            pointer = channel.pointer
+            self.offset = offset
+            let format = channel.format
+            (storageBits, isSigned) = (format.storageBits, format.isSigned)
         }
-        switch (format.storageBits, format.isSigned) {
-        case (8, true): return Int64(Int8(truncatingIfNeeded: out))
-        case (16, true): return Int64(Int16(truncatingIfNeeded: out))
-        case (32, true): return Int64(Int32(truncatingIfNeeded: out))
-        case (8, false): return Int64(UInt8(truncatingIfNeeded: out))
-        case (16, false): return Int64(UInt16(truncatingIfNeeded: out))
-        case (32, false): return Int64(UInt32(truncatingIfNeeded: out))
-        default: return Int64(bitPattern: out)
+
+        /// The channel's value in `scan`: libiio byte-swaps, shifts, masks to the real bits and
+        /// sign-extends (`iio_channel_convert`); the result is the raw integer.
+        public func decode(_ scan: UnsafeRawPointer) -> Int64 {
+            var out: UInt64 = 0
+            withUnsafeMutableBytes(of: &out) { dst in
+                iio_channel_convert(pointer, dst.baseAddress, scan + offset)
+            }
+            switch (storageBits, isSigned) {
+            case (8, true): return Int64(Int8(truncatingIfNeeded: out))
+            case (16, true): return Int64(Int16(truncatingIfNeeded: out))
+            case (32, true): return Int64(Int32(truncatingIfNeeded: out))
+            case (8, false): return Int64(UInt8(truncatingIfNeeded: out))
+            case (16, false): return Int64(UInt16(truncatingIfNeeded: out))
+            case (32, false): return Int64(UInt32(truncatingIfNeeded: out))
+            default: return Int64(bitPattern: out)
+            }
         }
     }
 

@@ -18,7 +18,7 @@ public final class IIOEventStream: Sendable {
     /// A pipe (read end, write end) that `cancel` makes readable, to end a wait early.
     private let wake: (read: Int32, write: Int32)
     /// The clock of the kernel timestamps (`current_timestamp_clock`), if known.
-    private let clock: String?
+    private let clock: clockid_t?
     private let closed = Lock(false)
 
     /// Opens the event descriptor; throws ``MotionWakeupError/eventDescriptor(device:_:)``
@@ -51,7 +51,7 @@ public final class IIOEventStream: Sendable {
         self.device = device
         self.events = events
         self.wake = wake
-        clock = (try? device.read("current_timestamp_clock")).flatMap { BootClock.clockID(named: $0) == nil ? nil : $0 }
+        clock = (try? device.read("current_timestamp_clock")).flatMap(BootClock.clockID(named:))
     }
 
     deinit {
@@ -82,7 +82,7 @@ public final class IIOEventStream: Sendable {
         guard n >= 0 else { throw .read(device: device.description, IIOError(code: errno, operation: "read the events of \(device)")) }
         let arrival = BootClock.now()
         // The offset is taken per read: realtime steps, and monotonic misses suspends.
-        let offset = clock.flatMap(BootClock.offset(fromClockNamed:))
+        let offset = clock.map(BootClock.offset(from:))
         return bytes.withUnsafeBytes { raw in
             stride(from: 0, to: n - n % IIOEvent.size, by: IIOEvent.size).map { start in
                 IIOEvent(record: UnsafeRawBufferPointer(rebasing: raw[start..<start + IIOEvent.size]), clockOffset: offset, arrival: arrival)

@@ -129,11 +129,19 @@ public final class LocalSource: MotionSource, Sendable {
     private func take(_ events: [SourceEvent], from part: Part, _ handler: SourceHandler) {
         let (passed, replan) = state.withLock { state -> ([SourceEvent], Bool) in
             var passed: [SourceEvent] = []
+            passed.reserveCapacity(events.count)
             var reported = false
+            // A burst is one reader's: its samples are of a kind or two, each looked up once.
+            var served: [(kind: SensorKind, passes: Bool)] = []
             for event in events {
                 switch event {
                 case .sample(let sample):
-                    if state.serving[sample.kind]?.part == part { passed.append(event) }
+                    let passes = served.first { $0.kind == sample.kind }?.passes ?? {
+                        let passes = state.serving[sample.kind]?.part == part
+                        served.append((sample.kind, passes))
+                        return passes
+                    }()
+                    if passes { passed.append(event) }
                 case .availability(let kind, let availability):
                     state.reported[part, default: [:]][kind] = availability
                     reported = true
