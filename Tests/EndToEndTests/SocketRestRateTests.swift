@@ -22,6 +22,22 @@ extension HotplugTests {
         return (testbed, daemon, watcher, asker)
     }
 
+    /// ``restDaemon(configuration:)`` once the watcher has been told portrait and the still
+    /// accelerometer is read every 0.35 s (both expected); `id`: the asker's last request id.
+    static func restingDaemon() async throws -> (testbed: Testbed, daemon: ServedDaemon, watcher: SocketClient, asker: SocketClient, id: Int) {
+        let (testbed, daemon, watcher, asker) = try await restDaemon()
+        var id = 100
+        do {
+            #expect(try await watcher.next(type: "orientation", timeout: 10)?["orientation"] as? String == "portrait")
+            #expect(try await waitForRest(asker, from: &id, timeout: 10) { $0 == 0.35 },
+                    "still for a second with only orientation wanted: read every 0.35 s")
+        } catch {
+            _ = daemon.stop()
+            throw error
+        }
+        return (testbed, daemon, watcher, asker, id)
+    }
+
     /// The accelerometer's `restInterval` in a status reply (nil: read at the full rate).
     static func restInterval(_ client: SocketClient, id: Int) async throws -> Double? {
         try await client.send(.status(id: id))
@@ -52,12 +68,8 @@ extension HotplugTests {
 
     @Test("an orientation client alone: a still accelerometer is read every rest interval; a turn brings the full rate back and is reported")
     func restRate() async throws {
-        let (testbed, daemon, watcher, asker) = try await Self.restDaemon()
+        var (testbed, daemon, watcher, asker, id) = try await Self.restingDaemon()
         defer { _ = daemon.stop() }
-        var id = 100
-        #expect(try await watcher.next(type: "orientation", timeout: 10)?["orientation"] as? String == "portrait")
-        #expect(try await Self.waitForRest(asker, from: &id, timeout: 10) { $0 == 0.35 },
-                "still for a second with only orientation wanted: read every 0.35 s")
 
         // Turned a quarter and set down: reported, and read at full rate while it moves.
         testbed.setAttribute(Self.restAccelSyspath, "in_accel_y_raw", "0\n")
@@ -98,11 +110,8 @@ extension HotplugTests {
 
     @Test("at rest only the reader wakes — the shared thread of slow reads, the accelerometer having no motion events to sleep on: no other thread of motiond ticks (a global-queue worker once started libdispatch's workqueue monitor, which woke it every second)")
     func restIsQuiet() async throws {
-        let (testbed, daemon, watcher, asker) = try await Self.restDaemon()
+        let (testbed, daemon, watcher, _, _) = try await Self.restingDaemon()
         defer { _ = daemon.stop() }
-        var id = 100
-        #expect(try await watcher.next(type: "orientation", timeout: 10)?["orientation"] as? String == "portrait")
-        #expect(try await Self.waitForRest(asker, from: &id, timeout: 10) { $0 == 0.35 })
         // The code pages are given back two rest readings after the switch; then nothing but
         // the reader has anything to do (no client asks anything in the window).
         try await Task.sleep(for: .seconds(2))
@@ -115,7 +124,7 @@ extension HotplugTests {
         #expect(woke.isEmpty, "threads that woke in 5 s at rest: \(woke)")
         #expect(!after.values.contains { $0.name.hasPrefix("poll.") }, "no reader thread of its own at rest: \(after.values.map(\.name))")
         #expect(reader >= 10, "the reader reads every 0.35 s: \(reader) wake-ups in 5 s")
-        withExtendedLifetime(testbed) {}
+        withExtendedLifetime((testbed, watcher)) {}
     }
 
     /// KiB of `pid`'s executable's code resident now (its `r-xp` mappings, /proc/PID/smaps).
@@ -135,11 +144,8 @@ extension HotplugTests {
 
     @Test("a client that leaves while the device rests: what serving it faulted in is given back two rest readings later, not only when a rest begins")
     func leavingClientsCode() async throws {
-        let (testbed, daemon, watcher, asker) = try await Self.restDaemon()
+        let (testbed, daemon, watcher, asker, id) = try await Self.restingDaemon()
         defer { _ = daemon.stop() }
-        var id = 100
-        #expect(try await watcher.next(type: "orientation", timeout: 10)?["orientation"] as? String == "portrait")
-        #expect(try await Self.waitForRest(asker, from: &id, timeout: 10) { $0 == 0.35 })
         try await Task.sleep(for: .seconds(2))
         let resting = try Self.residentCode(daemon.process.pid)
         var served = 0
@@ -161,7 +167,7 @@ extension HotplugTests {
         #expect(served > resting, "serving the visitor faulted code in: \(resting) → \(served) KiB")
         #expect(after < served, "given back after it left: \(resting) → \(served) → \(after) KiB")
         #expect(try await Self.restInterval(asker, id: id + 1) == 0.35, "still at rest")
-        withExtendedLifetime(testbed) {}
+        withExtendedLifetime((testbed, watcher)) {}
     }
 
     @Test("a 100 Hz accelerometer client ends the rest rate at once and gets every sample, across motion, until it leaves")
