@@ -68,7 +68,7 @@ struct RestRate: Sendable {
     /// leaves its stretch, which ends the rest: it and everything after it are kept. Light and
     /// proximity readings, availability and anything while moving are all kept.
     func worthHandling(_ events: [SourceEvent], resting: some Collection<SensorKind>) -> [SourceEvent] {
-        guard atRest else { return events }
+        guard atRest, events.count > 1 else { return events }
         // Each kind in the burst, looked up once (a batch holds a kind or three, a scan each):
         // whether it rests, its stretch if it decides, and the index of its newest sample.
         var kinds: [(kind: SensorKind, rests: Bool, stretch: Stillness?, newest: Int)] = []

@@ -131,17 +131,13 @@ public final class LocalSource: MotionSource, Sendable {
             var passed: [SourceEvent] = []
             passed.reserveCapacity(events.count)
             var reported = false
-            // A burst is one reader's: its samples are of a kind or two, each looked up once.
-            var served: [(kind: SensorKind, passes: Bool)] = []
+            // A burst is one reader's: a batch's scans of one sensor are looked up once.
+            var looked: (kind: SensorKind, passes: Bool)?
             for event in events {
                 switch event {
                 case .sample(let sample):
-                    let passes = served.first { $0.kind == sample.kind }?.passes ?? {
-                        let passes = state.serving[sample.kind]?.part == part
-                        served.append((sample.kind, passes))
-                        return passes
-                    }()
-                    if passes { passed.append(event) }
+                    if looked?.kind != sample.kind { looked = (sample.kind, state.serving[sample.kind]?.part == part) }
+                    if looked?.passes == true { passed.append(event) }
                 case .availability(let kind, let availability):
                     state.reported[part, default: [:]][kind] = availability
                     reported = true
