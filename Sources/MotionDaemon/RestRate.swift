@@ -7,8 +7,8 @@ import MotionIIO
 /// ``Stillness`` still for ``after`` seconds; the first reading of any of them that moves ends
 /// the rest. It also says when to give the code pages back (``CodePages``): two rest readings
 /// into a rest, when the switch to the rest rate is over, and two rest readings after a
-/// subscriber leaves during it. Pure: time comes from
-/// sample timestamps; the pipeline acts on its decisions.
+/// subscriber leaves during it, at most every ``releaseSpacing`` seconds. Pure: time comes
+/// from sample timestamps; the pipeline acts on its decisions.
 struct RestRate: Sendable {
     /// How long the sensors must lie still before the rest rate, seconds.
     static let after = 1.0
@@ -26,6 +26,12 @@ struct RestRate: Sendable {
     private(set) var atRest = false
     /// Sample time from which the code pages are given back (nil: nothing to give back).
     private var releaseCodeAt: Double?
+    /// Sample time they were last given back.
+    private var releasedAt = -Double.infinity
+    /// The shortest time between two releases, seconds: reading /proc/self/smaps takes
+    /// milliseconds, and a client that comes and goes (a status every second) would otherwise
+    /// have the same code given back and faulted in again each time.
+    static let releaseSpacing = 10.0
 
     /// What a reading changed.
     struct Decision: Equatable, Sendable {
@@ -49,6 +55,7 @@ struct RestRate: Sendable {
             // What motion, the clients' requests and the switch itself faulted in is not
             // needed to read a still device: the rest loop faults back only its own pages.
             releaseCodeAt = nil
+            releasedAt = sample.timestamp
             decision.releaseCodePages = true
         }
         if rest != atRest {
@@ -95,10 +102,10 @@ struct RestRate: Sendable {
 
     /// After a change of rest at sample time `t` and the demand that followed it, or a
     /// subscriber leaving: at rest, the code pages go two readings of `wakeInterval` later (the
-    /// accelerometer's interval at rest; nil: it is not read more slowly, nothing to wait for);
-    /// moving, not at all.
+    /// accelerometer's interval at rest; nil: it is not read more slowly, nothing to wait for),
+    /// and not within ``releaseSpacing`` of the last release; moving, not at all.
     mutating func scheduleCodeRelease(at t: Double, wakeInterval: Double?) {
-        releaseCodeAt = atRest ? wakeInterval.map { t + 2 * $0 } : nil
+        releaseCodeAt = atRest ? wakeInterval.map { max(t + 2 * $0, releasedAt + Self.releaseSpacing) } : nil
     }
 
     /// A sensor stopped being read: its next stretch starts afresh, and without the

@@ -28,6 +28,23 @@ struct RestRateTests {
         #expect(!rate.atRest)
     }
 
+    @Test("the code pages go again after a subscriber leaves at rest, but not within 10 s of the last release: a client that comes and goes does not have them given back each time")
+    func releaseSpacing() {
+        var rate = RestRate()
+        for i in 0...150 { _ = rate.follow(Self.reading(at: Double(i) / 100), reading: [.accelerometer]) }
+        rate.scheduleCodeRelease(at: 1.5, wakeInterval: 0.35)
+        #expect(rate.follow(Self.reading(at: 2.2), reading: [.accelerometer]).releaseCodePages)
+        rate.scheduleCodeRelease(at: 3, wakeInterval: 0.35)
+        var released: [Double] = []
+        for i in 0...40 {
+            let t = 3 + Double(i) * 0.35
+            if rate.follow(Self.reading(at: t), reading: [.accelerometer]).releaseCodePages { released.append(t) }
+        }
+        #expect(released.count == 1 && released.first.map { $0 >= 12.2 && $0 < 12.2 + 0.35 } == true, "\(released)")
+        rate.scheduleCodeRelease(at: 40, wakeInterval: 0.35)
+        #expect(rate.follow(Self.reading(at: 40.7), reading: [.accelerometer]).releaseCodePages, "long after: two readings later")
+    }
+
     @Test("a convertible's base accelerometer, while read, must lie still too; not read, it does not count")
     func base() {
         var rate = RestRate()
