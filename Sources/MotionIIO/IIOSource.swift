@@ -68,9 +68,18 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         /// its period unless the request lets it sleep longer.
         var interval: Double
         var deliver: Double
+        /// The period its device samples at: a buffer's is slower at rest
+        /// (``BufferedReader/samplingPeriod(period:interval:)``).
+        var sampling: Double
         var reader: DeviceReader
         var identity: ReaderIdentity
         var kinds: Set<SensorKind> { Set(sensors.map(\.kind)) }
+
+        /// Whether its device samples as it would for a reader started for `period` and
+        /// `interval` (else the reader is replaced).
+        func samples(period: Double, interval: Double) -> Bool {
+            period == self.period && sampling == (reader.mode == .buffered ? BufferedReader.samplingPeriod(period: period, interval: interval) : period)
+        }
     }
 
     /// Tells one reader from the one that replaced it on the same device.
@@ -171,7 +180,7 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
             desired[sensor.device] = entry
         }
         for (device, active) in readers {
-            if let want = desired[device], Set(want.sensors.map(\.kind)) == active.kinds, want.period == active.period {
+            if let want = desired[device], Set(want.sensors.map(\.kind)) == active.kinds, active.samples(period: want.period, interval: want.interval) {
                 // Only the pace changed: a reader that can follow keeps running.
                 if want.interval == active.interval && want.deliver == active.deliver { continue }
                 if active.reader.retime(read: want.interval, deliver: want.deliver) {
@@ -316,11 +325,14 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
             })
         let what = sensors.map(\.kind.rawValue).joined(separator: ", ")
         var buffered: BufferedReader?
+        // At rest a buffered device itself samples slower (its reports and the kernel's pushes
+        // drop too); moving and resting reopen the buffer anyway, its batch changing.
+        let sampling = BufferedReader.samplingPeriod(period: period, interval: interval)
         if sensors.allSatisfy({ $0.readMode == .buffered }) {
-            let software = softwareTrigger(for: device, sensors: sensors, period: period, among: context.devices)
+            let software = softwareTrigger(for: device, sensors: sensors, period: sampling, among: context.devices)
             do {
-                buffered = try BufferedReader(device: device, sensors: sensors, period: period,
-                                              batch: BufferedReader.batch(interval: deliver, period: period), deliver: deliver,
+                buffered = try BufferedReader(device: device, sensors: sensors, period: sampling,
+                                              batch: BufferedReader.batch(interval: deliver, period: sampling), deliver: deliver,
                                               devices: context.devices, softwareTrigger: software, sensorProxy: discovery.sensorProxy,
                                               slow: slowReads, output: output, logger: logger)
             } catch {
@@ -346,7 +358,7 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         logger.info("reading \(what) from \(device), \(reader.mode), every \(SysfsNumber.format((every * 10_000).rounded() / 10)) ms\(pace)\(why)",
                     metadata: Self.metadata(deviceID, sensors.map(\.kind)))
         readers[deviceID] = ActiveReader(sensors: sensors, period: period, interval: interval, deliver: deliver,
-                                         reader: reader, identity: identity)
+                                         sampling: buffered == nil ? period : sampling, reader: reader, identity: identity)
         // Availability is announced before the first sample can arrive.
         for sensor in sensors {
             setAvailability(sensor.kind, SensorAvailability(isAvailable: true, reason: "reading \(sensor.summary)", mode: reader.mode,

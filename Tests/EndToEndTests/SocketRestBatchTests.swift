@@ -4,16 +4,18 @@ import MotionProtocol
 import Testing
 
 /// The rest rate on a buffered accelerometer (an st_lsm6dsx fed by a umockdev script): at rest
-/// the buffer is reopened to deliver a batch per rest interval, every scan still in it.
+/// the buffer is reopened to sample slower and deliver a batch per rest interval.
 extension HotplugTests {
-    @Test("a buffered accelerometer at rest is reopened to deliver 17 scans per wake-up at 20 ms, read through the buffer throughout (BufferBatchTests: every scan of a batch arrives)")
+    @Test("a buffered accelerometer at rest is reopened to sample at 12.5 Hz (a quarter of the rest interval, the lsm6dsx's slowest) and deliver 4 scans per wake-up; a turn brings 52 Hz back, one scan per read; read through the buffer throughout")
     func restBatches() async throws {
         let dir = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        // 10 s of a still device, one scan every 20 ms, lying portrait (−y up: raw y −16400 ≈ 1 G).
+        // 20 s of scans 20 ms apart (umockdev plays them whatever the frequency): lying portrait
+        // (−y up: raw y −16400 ≈ 1 G) for 8 s, then turned onto its side (x) and still again.
         var script = ScanScript()
-        for i in 0..<500 {
-            script.read(ScanScript.lsm6dsxScan([0, 16_400, 0], nanoseconds: Int64(5_000_000_000 + i * 20_000_000)), delay: i == 0 ? 300 : 20)
+        for i in 0..<1000 {
+            let raw: [Int16] = i < 400 ? [0, 16_400, 0] : [16_400, 0, 0]
+            script.read(ScanScript.lsm6dsxScan(raw, nanoseconds: Int64(5_000_000_000 + i * 20_000_000)), delay: i == 0 ? 300 : 20)
         }
         let path = dir.appendingPathComponent("accel.script")
         try script.write(to: path)
@@ -27,12 +29,22 @@ extension HotplugTests {
         try await watcher.send(.subscribe(.init(id: 1, stream: .orientation)))
         #expect(try await watcher.next(type: "orientation", timeout: 10)?["orientation"] as? String == "portrait")
         var id = 100
-        #expect(try await Self.waitForRest(asker, from: &id, timeout: 10) { $0 == 0.35 })
-        // 20 ms asked, 52 Hz in force (the lsm6dsx's list), 17 scans per 0.35 s.
-        let batched = await daemon.process.wait(timeout: 5) { $0.stderr.contains("buffered, every 19.2 ms, 17 scans per wake-up") }
+        #expect(try await Self.waitForRest(asker, from: &id, timeout: 7) { $0 == 0.35 })
+        // 20 ms asked, 52 Hz in force (the lsm6dsx's list) while moving; at rest 87.5 ms asked,
+        // 12.5 Hz in force, 4 scans per 0.35 s.
+        let batched = await daemon.process.wait(timeout: 5) { $0.stderr.contains("buffered, every 80 ms, 4 scans per wake-up") }
         #expect(batched, "\(daemon.process.stderr)")
-        #expect(daemon.process.stderr.contains("buffered, every 19.2 ms") && !daemon.process.stderr.contains("polling"),
-                "read through the buffer, never polled: \(daemon.process.stderr)")
+        let frequency = testbed.root + "/sys/bus/iio/devices/iio:device0/sampling_frequency"
+        #expect(try String(contentsOfFile: frequency, encoding: .utf8).hasPrefix("12.5"))
+        // The turn ends the rest: the full rate comes back, then the rest again.
+        let turned = try await watcher.next(type: "orientation", timeout: 10)
+        #expect(turned?["orientation"] as? String == "landscapeLeft", "\(String(describing: turned)) \(daemon.process.stderr)")
+        #expect(try await Self.waitForRest(asker, from: &id, timeout: 10) { $0 == 0.35 })
+        let paces = daemon.process.stderr.split(separator: "\n").filter { $0.contains("reading accelerometer from iio:device0") }.map {
+            $0.contains("every 19.2 ms") && !$0.contains("scans per wake-up") ? "52 Hz" : $0.contains("every 80 ms, 4 scans per wake-up") ? "12.5 Hz" : String($0)
+        }
+        #expect(paces == ["52 Hz", "12.5 Hz", "52 Hz", "12.5 Hz"], "\(daemon.process.stderr)")
+        #expect(!daemon.process.stderr.contains("polling"), "read through the buffer, never polled: \(daemon.process.stderr)")
     }
 }
 

@@ -87,7 +87,7 @@ set -e
 # Every check a part's runner knows must have reported, in that part's guest (those of the
 # package and the hub in both).
 common="package-install iio-devices udev-started-service device-permissions udev-rule-run buffer-reads"
-checks_hub="accelerometer-buffered accelerometer-values magnetometer-timestamps journal orientation-landscape shake unplug replug
+checks_hub="accelerometer-buffered accelerometer-values magnetometer-timestamps journal orientation-landscape shake hub-rate-at-rest unplug replug
             hub-timestamps unplug-without-udev replug-streaming coexistence package-swap
             reload dbus-monitor-sensor qt-sensors swap-buffer-taken-over rotate-helper package-swap-back"
 checks_boards="board-discovery board-values-mpu6050 board-unplug board-values-bmi160 board-stop-restores"
