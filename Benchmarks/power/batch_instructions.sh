@@ -1,18 +1,21 @@
 #!/bin/sh
 # Instructions a still buffered batch costs: motiond under callgrind on an emulated st_lsm6dsx
-# (Tests/Fixtures/lsm6dsx.umockdev, its buffer fed a still scan every 20 ms by a umockdev
-# script), one orientation client, so the accelerometer rests and is read as a batch of 17 scans
-# every 0.35 s. Counts only inside the buffered reader's steps (a wake-up: the read, the decoding,
+# (Tests/Fixtures/lsm6dsx.umockdev, its buffer fed a still scan every SCAN_MS ms by a umockdev
+# script), one orientation client, so the accelerometer rests and is read as a batch every
+# 0.35 s. umockdev plays the scans whatever the frequency motiond sets, so SCAN_MS stands for
+# the device's rate at rest: 80 (default) for the 12.5 Hz motiond sets there now (4 scans per
+# batch), 20 for the 52 Hz it kept before (17). Counts only inside the buffered reader's steps (a wake-up: the read, the decoding,
 # the pipeline's handling of the batch) over --window seconds once at rest, and prints the
 # instructions per wake-up. Repeatable where timings are not (the counterpart of
 # rest_instructions.sh, which counts a polled reading).
 #
-#   Benchmarks/power/batch_instructions.sh [MOTIOND]   (default .build/release/motiond)
+#   [SCAN_MS=80] Benchmarks/power/batch_instructions.sh [MOTIOND]   (default .build/release/motiond)
 #   KEEP=1 keeps the work directory (its callgrind.out, for callgrind_annotate).
 set -eu
 motiond=$(realpath "${1:-.build/release/motiond}")
 here=$(cd "$(dirname "$0")/../.." && pwd)
 window=20
+scan_ms=${SCAN_MS:-80}
 for tool in valgrind umockdev-run; do
     command -v $tool >/dev/null || { echo "batch_instructions: needs $tool (apt-get install valgrind umockdev)" >&2; exit 2; }
 done
@@ -20,15 +23,16 @@ work=$(mktemp -d /tmp/batch-instructions-XXXXXX)
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
 # Valgrind 3.19 cannot read the DWARF 5 that Swift writes: a copy without debug information.
 cp "$motiond" "$work/motiond" && strip --strip-debug "$work/motiond"
-# 60 s of a device lying portrait: raw y 16400 (1 G), kernel timestamps 20 ms apart; the umockdev
-# script format escapes control bytes as ^ + (byte + 64) and ^ itself as ^`.
-python3 - "$work/accel.script" <<'PY'
+# 60 s of a device lying portrait: raw y 16400 (1 G), kernel timestamps SCAN_MS apart; the
+# umockdev script format escapes control bytes as ^ + (byte + 64) and ^ itself as ^`.
+python3 - "$work/accel.script" "$scan_ms" <<'PY'
 import struct, sys
+ms = int(sys.argv[2])
 with open(sys.argv[1], "wb") as out:
-    for i in range(3000):
-        scan = struct.pack("<hhh", 0, 16400, 0) + b"\0\0" + struct.pack("<q", 5_000_000_000 + i * 20_000_000)
+    for i in range(60_000 // ms):
+        scan = struct.pack("<hhh", 0, 16400, 0) + b"\0\0" + struct.pack("<q", 5_000_000_000 + i * ms * 1_000_000)
         escaped = b"".join(b"^`" if b == 0x5E else bytes([0x5E, b + 64]) if b < 32 else bytes([b]) for b in scan)
-        out.write(b"r %d " % (300 if i == 0 else 20) + escaped + b"\n")
+        out.write(b"r %d " % (300 if i == 0 else ms) + escaped + b"\n")
 PY
 cat > "$work/client.py" <<'PY'
 import socket, sys, time

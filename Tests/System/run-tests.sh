@@ -37,28 +37,32 @@ since() { journalctl -q -o cat -u motiond.service | tail -n +$((seen + 1)); }
 # The sampling frequency attribute of every hub device, "name=value ..." (what stop must restore).
 frequencies() { for n in accel_3d gyro_3d magn_3d; do d=$(iio_by_name $n) && printf '%s=%s ' $n "$(cat $d/in_*_sampling_frequency 2>&1)"; done; }
 # Each thread of a process: "TID switches runtime" (each context switch is a wake-up of that
-# thread; runtime: its time on a CPU, ns, from schedstat); a thread gone while listed is left
-# out. And the process's CPU ticks.
+# thread; runtime: its time on a CPU, ns, from schedstat; its name); a thread gone while listed
+# is left out. And the process's CPU ticks.
 switches() { for t in /proc/$1/task/*; do
     n=$(awk '/ctxt_switches:/{s+=$2} END{print s+0}' $t/status 2>/dev/null) && r=$(awk '{print $1}' $t/schedstat 2>/dev/null) &&
-        printf '%s %s %s\n' ${t##*/} "$n" "$r"
+        printf '%s %s %s %s\n' ${t##*/} "$n" "$r" "$(tr ' ' _ < $t/comm 2>/dev/null)"
 done; }
 ticks() { awk '{print $14 + $15}' /proc/$1/stat 2>/dev/null || echo 0; }
 power() { # label pid seconds: wake-ups per second and CPU of a process over a window
     # A thread's counts go with it when it ends: those of threads that ended within the window
     # are missing (the figure is then a lower bound, and says so); a new thread counts whole.
     # cpu: the process's ticks (1/CLK_TCK s each, sampled); run: its threads' schedstat time
-    # (to the nanosecond, a lower bound like the wake-ups when threads ended).
+    # (to the nanosecond, a lower bound like the wake-ups when threads ended). A DIAG line on
+    # standard error (the console too; a caller that captures the figure gets one line): each
+    # thread's wake-ups and microseconds on a CPU in the window.
     a=$(switches $2); c0=$(ticks $2)
     sleep $3
     b=$(switches $2); c1=$(ticks $2)
     printf '%s\n--\n%s\n' "$a" "$b" | awk -v c=$((c1 - c0)) -v s=$3 -v hz=$(getconf CLK_TCK) -v label=$1 -v rss="$(awk '/^VmRSS/{print $2 $3}' /proc/$2/status)" '
         $1 == "--" { later = 1; next }
         !later { before[$1] = $2; ran[$1] = $3; next }
-        { d += $2 - (($1 in before) ? before[$1] : 0); r += $3 - (($1 in ran) ? ran[$1] : 0); seen[$1] = 1; n++ }
+        { dt = $2 - (($1 in before) ? before[$1] : 0); rt = $3 - (($1 in ran) ? ran[$1] : 0); d += dt; r += rt; seen[$1] = 1; n++
+          each = each sprintf(" %s:%d/%dus", $4, dt, rt / 1000) }
         END { for (t in before) if (!(t in seen)) ended++
               printf "SYSTEM-POWER %s wakeups/s=%s%.1f cpu=%.2f%% run=%s%.3f%% window=%ss threads=%d%s rss=%s\n", label, ended ? ">=" : "", d / s, 100 * c / hz / s,
-                     ended ? ">=" : "", 100 * r / 1e9 / s, s, n, ended ? " (" ended " ended in the window: their counts are not in the figures)" : "", rss }'
+                     ended ? ">=" : "", 100 * r / 1e9 / s, s, n, ended ? " (" ended " ended in the window: their counts are not in the figures)" : "", rss
+              printf "DIAG: %s per thread (wake-ups/time on a CPU):%s\n", label, each > "/dev/stderr" }'
 }
 # Sample lines of a monitor log: timestamp first, the stream's name second.
 stamps() { awk -v k="$2" '$2 == k {print $1}' "$1"; }
