@@ -39,9 +39,11 @@ frequencies() { for n in accel_3d gyro_3d magn_3d; do d=$(iio_by_name $n) && pri
 # Each thread of a process: "TID switches runtime" (each context switch is a wake-up of that
 # thread; runtime: its time on a CPU, ns, from schedstat; its name); a thread gone while listed
 # is left out. And the process's CPU ticks.
+# The runtime and the name are read by the shell itself: each process more per thread makes the
+# listing slower on the emulated CPU, and a window that ends late misses its client.
 switches() { for t in /proc/$1/task/*; do
-    n=$(awk '/ctxt_switches:/{s+=$2} END{print s+0}' $t/status 2>/dev/null) && r=$(awk '{print $1}' $t/schedstat 2>/dev/null) &&
-        printf '%s %s %s %s\n' ${t##*/} "$n" "$r" "$(tr ' ' _ < $t/comm 2>/dev/null)"
+    n=$(awk '/ctxt_switches:/{s+=$2} END{print s+0}' $t/status 2>/dev/null) && read -r r _ < $t/schedstat 2>/dev/null &&
+        read -r c < $t/comm 2>/dev/null && printf '%s %s %s %s\n' ${t##*/} "$n" "$r" "$c"
 done; }
 ticks() { awk '{print $14 + $15}' /proc/$1/stat 2>/dev/null || echo 0; }
 power() { # label pid seconds: wake-ups per second and CPU of a process over a window
@@ -58,7 +60,8 @@ power() { # label pid seconds: wake-ups per second and CPU of a process over a w
         $1 == "--" { later = 1; next }
         !later { before[$1] = $2; ran[$1] = $3; next }
         { dt = $2 - (($1 in before) ? before[$1] : 0); rt = $3 - (($1 in ran) ? ran[$1] : 0); d += dt; r += rt; seen[$1] = 1; n++
-          each = each sprintf(" %s:%d/%dus", $4, dt, rt / 1000) }
+          name = $4; for (i = 5; i <= NF; i++) name = name "_" $i
+          each = each sprintf(" %s:%d/%dus", name, dt, rt / 1000) }
         END { for (t in before) if (!(t in seen)) ended++
               printf "SYSTEM-POWER %s wakeups/s=%s%.1f cpu=%.2f%% run=%s%.3f%% window=%ss threads=%d%s rss=%s\n", label, ended ? ">=" : "", d / s, 100 * c / hz / s,
                      ended ? ">=" : "", 100 * r / 1e9 / s, s, n, ended ? " (" ended " ended in the window: their counts are not in the figures)" : "", rss
