@@ -5,7 +5,10 @@ import MotionSync
 /// deadlines, and serves together the jobs that fall due close to one another: a job due within
 /// a third of its period of the one that woke the thread runs in that wake-up, early, and its
 /// grid moves there (so two jobs on one rest interval merge for good, and a 0.8-s light rides
-/// on a 0.7-s accelerometer's wake-ups). It is for slow work — devices read at the rest rate or
+/// on a 0.7-s accelerometer's wake-ups); and a job that woke the thread on its own grid moves
+/// its next tick up to half a period earlier onto another's wake-up (so jobs of one period
+/// half a period apart, which neither rule would otherwise bring together, share from their
+/// second tick: a compass's three devices at rest). It is for slow work — devices read at the rest rate or
 /// at a light's pace — where one thread per device would cost one wake-up per device per
 /// interval (docs/PERFORMANCE.md, "The compass at rest"); the jobs run one after the other, so
 /// a slow one delays the rest.
@@ -135,8 +138,15 @@ final class TickThread: Sendable {
                 let earliest = state.entries.values.map(\.next).min()
                 guard let earliest, earliest <= now else { return (false, [], earliest) }
                 let due = state.entries.filter { $0.value.next - now <= Self.earlyShare * $0.value.period }.keys.sorted()
+                let others = state.entries.filter { !due.contains($0.key) }.values
                 for id in due {
-                    state.entries[id]!.next = Self.next(after: now, entry: state.entries[id]!)
+                    let entry = state.entries[id]!
+                    let next = Self.next(after: now, entry: entry)
+                    // A job that woke the thread on its own grid moves its next tick onto another's
+                    // wake-up up to half a period before it (once: they then share for good).
+                    // Without this, two jobs of one period half a period apart would each wake
+                    // the thread every period, neither due within a third of the other's.
+                    state.entries[id]!.next = entry.next <= now ? Self.shared(next, period: entry.period, among: others) ?? next : next
                 }
                 return (false, due, nil)
             }
@@ -162,6 +172,16 @@ final class TickThread: Sendable {
                 for _ in 0..<waiting { tickEnded.signal() }
             }
         }
+    }
+
+    /// The latest deadline of the `others`' grids within half a `period` before `next` (a job's
+    /// next tick, to be moved there); nil when none is.
+    private static func shared(_ next: Double, period: Double, among others: some Collection<Entry>) -> Double? {
+        others.compactMap { other -> Double? in
+            guard other.next < next else { return nil }
+            let point = other.next + ((next - other.next) / other.period).rounded(.up).advanced(by: -1) * other.period
+            return point >= next - period / 2 ? point : nil
+        }.max()
     }
 
     /// A served job's next deadline: the next point of its grid when it was due (missed ones

@@ -31,8 +31,8 @@ struct TickThreadTests {
         }
     }
 
-    @Test("a job not due within a third of its period waits for its own deadline, never early")
-    func notEarly() throws {
+    @Test("jobs of one period half a period apart (neither due within a third of the other's wake-up): the one that wakes alone moves its next tick onto the other's wake-up, and from then on they share every one; the other is never early")
+    func halfApart() throws {
         let thread = TickThread(name: "test.apart")
         defer { thread.stop() }
         let a = Ticks(), b = Ticks()
@@ -40,10 +40,15 @@ struct TickThreadTests {
         // b is 0.05 s after a on a 0.1-s period: half a period, not within a third.
         _ = try thread.add(period: 0.1, first: start) { a.record(); return true }
         _ = try thread.add(period: 0.1, first: start + 0.05) { b.record(); return true }
-        usleep(450_000)
-        let tb = b.times.withLock { $0 }
-        #expect(tb.count >= 3, "\(tb.count)")
-        #expect(tb.enumerated().allSatisfy { k, t in t >= start + 0.05 + Double(k) * 0.1 }, "never early: \(tb.map { $0 - start })")
+        usleep(550_000)
+        let (ta, tb) = (a.times.withLock { $0 }, b.times.withLock { $0 })
+        #expect(ta.count >= 4 && tb.count >= 4, "\(ta.count), \(tb.count)")
+        #expect(tb.enumerated().allSatisfy { k, t in t >= start + 0.05 + Double(k) * 0.1 - 1e-4 }, "b never early: \(tb.map { $0 - start })")
+        // a woke alone at start; its next tick came with b's first, half a period early, and
+        // every one after it too (the same wake-up: within a millisecond).
+        for t in ta.dropFirst() {
+            #expect(tb.contains { abs($0 - t) < 0.001 }, "a ticked alone at \(t - start): b at \(tb.map { $0 - start })")
+        }
     }
 
     @Test("remove waits for the job's running tick, and it never ticks again; the other job goes on")
