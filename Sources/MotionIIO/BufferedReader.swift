@@ -59,19 +59,23 @@ final class BufferedReader: DeviceReader {
         max(1, Int((interval / period + 1e-6).rounded(.down)))
     }
 
-    /// Scans a resting buffer samples per rest interval (``samplingPeriod(period:interval:)``).
+    /// Scans a resting buffer samples per rest interval, at least (``samplingPeriod(period:interval:)``).
     static let restScans = 4.0
+    /// The slowest a resting buffer samples, seconds (20 Hz): two devices read in one wake-up (a
+    /// convertible's display and base accelerometers) then have newest scans within 50 ms of
+    /// each other, inside the 0.1 s in which the hinge pairs them
+    /// (`HingeEstimator.Parameters.pairingWindow`), and a move waits at most 50 ms more to show.
+    static let slowestRestPeriod = 0.05
 
     /// The period a device read every `period` samples at while it is read only every
     /// `interval` (its rest rate, longer than `period`): a quarter of the interval, from
-    /// `period` up to ``SourceRequest/periodRange``'s slowest. At rest only a batch's newest scan
-    /// is fused (docs/SENSORS.md "Rest rate"), so the scans between are not worth the device's
-    /// reports, the kernel's pushes and the decoding (a HID hub at rest went from 17 scans per
-    /// 0.35-s wake-up to 4); four keep the newest scan read at most a quarter interval old,
-    /// which is what a move waits more before its first reading shows it.
+    /// `period` up to ``slowestRestPeriod``. At rest only a batch's newest scan is fused
+    /// (docs/SENSORS.md "Rest rate"), so the scans between are not worth the device's reports,
+    /// the kernel's pushes and the decoding (a HID hub at rest went from 17 scans per 0.35-s
+    /// wake-up to 7).
     static func samplingPeriod(period: Double, interval: Double) -> Double {
         guard interval > period else { return period }
-        return max(period, min(interval / restScans, SourceRequest.periodRange.upperBound))
+        return max(period, min(interval / restScans, slowestRestPeriod))
     }
 
     /// `batch` within 1 and what fills half the context `timeout`.

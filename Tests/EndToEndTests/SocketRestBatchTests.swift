@@ -6,7 +6,7 @@ import Testing
 /// The rest rate on a buffered accelerometer (an st_lsm6dsx fed by a umockdev script): at rest
 /// the buffer is reopened to sample slower and deliver a batch per rest interval.
 extension HotplugTests {
-    @Test("a buffered accelerometer at rest is reopened to sample at 12.5 Hz (a quarter of the rest interval, the lsm6dsx's slowest) and deliver 4 scans per wake-up; a turn brings 52 Hz back, one scan per read; read through the buffer throughout")
+    @Test("a buffered accelerometer at rest is reopened to sample at 26 Hz (the lsm6dsx's nearest to the 20 Hz asked at rest) and deliver 7 scans per wake-up; a turn brings 52 Hz back, one scan per read; read through the buffer throughout")
     func restBatches() async throws {
         let dir = try Emulation.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -30,20 +30,20 @@ extension HotplugTests {
         #expect(try await watcher.next(type: "orientation", timeout: 10)?["orientation"] as? String == "portrait")
         var id = 100
         #expect(try await Self.waitForRest(asker, from: &id, timeout: 7) { $0 == 0.35 })
-        // 20 ms asked, 52 Hz in force (the lsm6dsx's list) while moving; at rest 87.5 ms asked,
-        // 12.5 Hz in force, 4 scans per 0.35 s.
-        let batched = await daemon.process.wait(timeout: 5) { $0.stderr.contains("buffered, every 80 ms, 4 scans per wake-up") }
+        // 20 ms asked, 52 Hz in force (the lsm6dsx's list) while moving; at rest 50 ms asked,
+        // 26 Hz in force, 7 scans per 0.35 s.
+        let batched = await daemon.process.wait(timeout: 5) { $0.stderr.contains("buffered, every 38.5 ms, 7 scans per wake-up") }
         #expect(batched, "\(daemon.process.stderr)")
         let frequency = testbed.root + "/sys/bus/iio/devices/iio:device0/sampling_frequency"
-        #expect(try String(contentsOfFile: frequency, encoding: .utf8).hasPrefix("12.5"))
+        #expect(try String(contentsOfFile: frequency, encoding: .utf8).hasPrefix("26"))
         // The turn ends the rest: the full rate comes back, then the rest again.
         let turned = try await watcher.next(type: "orientation", timeout: 10)
         #expect(turned?["orientation"] as? String == "landscapeLeft", "\(String(describing: turned)) \(daemon.process.stderr)")
         #expect(try await Self.waitForRest(asker, from: &id, timeout: 10) { $0 == 0.35 })
         let paces = daemon.process.stderr.split(separator: "\n").filter { $0.contains("reading accelerometer from iio:device0") }.map {
-            $0.contains("every 19.2 ms") && !$0.contains("scans per wake-up") ? "52 Hz" : $0.contains("every 80 ms, 4 scans per wake-up") ? "12.5 Hz" : String($0)
+            $0.contains("every 19.2 ms") && !$0.contains("scans per wake-up") ? "52 Hz" : $0.contains("every 38.5 ms, 7 scans per wake-up") ? "26 Hz" : String($0)
         }
-        #expect(paces == ["52 Hz", "12.5 Hz", "52 Hz", "12.5 Hz"], "\(daemon.process.stderr)")
+        #expect(paces == ["52 Hz", "26 Hz", "52 Hz", "26 Hz"], "\(daemon.process.stderr)")
         #expect(!daemon.process.stderr.contains("polling"), "read through the buffer, never polled: \(daemon.process.stderr)")
     }
 }

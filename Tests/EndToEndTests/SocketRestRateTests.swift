@@ -46,11 +46,11 @@ extension HotplugTests {
         let accelerometer = try #require(sensors["accelerometer"] as? [String: Any])
         let restInterval = accelerometer["restInterval"] as? Double
         if restInterval != nil {
-            // The detectors' 20 ms (a polled device is read at it when it moves), or the 12.5 Hz
-            // an lsm6dsx's list gives for a quarter of the rest interval (a buffered one samples
-            // slower at rest, and says so) — its 52 Hz while the buffer is reopened for the rest.
+            // The detectors' 20 ms (a polled device is read at it when it moves), or the 26 Hz
+            // an lsm6dsx's list gives for the 20 Hz a buffer samples at rest (and says so) — its
+            // 52 Hz while the buffer is reopened for the rest.
             let period = accelerometer["period"] as? Double ?? 0
-            #expect([0.02, 1.0 / 12.5, 1.0 / 52].contains { abs(period - $0) < 1e-9 }, "the hardware period at rest: \(period)")
+            #expect([0.02, 1.0 / 26, 1.0 / 52].contains { abs(period - $0) < 1e-9 }, "the hardware period at rest: \(period)")
         }
         return restInterval
     }
