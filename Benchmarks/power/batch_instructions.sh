@@ -3,19 +3,19 @@
 # (Tests/Fixtures/lsm6dsx.umockdev, its buffer fed a still scan every SCAN_MS ms by a umockdev
 # script), one orientation client, so the accelerometer rests and is read as a batch every
 # 0.35 s. umockdev plays the scans whatever the frequency motiond sets, so SCAN_MS stands for
-# the device's rate at rest: 80 (default) for the 12.5 Hz motiond sets there now (4 scans per
+# the device's rate at rest: 38 (default) for the 26 Hz motiond sets there now (7 scans per
 # batch), 20 for the 52 Hz it kept before (17). Counts only inside the buffered reader's steps (a wake-up: the read, the decoding,
 # the pipeline's handling of the batch) over --window seconds once at rest, and prints the
 # instructions per wake-up. Repeatable where timings are not (the counterpart of
 # rest_instructions.sh, which counts a polled reading).
 #
-#   [SCAN_MS=80] Benchmarks/power/batch_instructions.sh [MOTIOND]   (default .build/release/motiond)
+#   [SCAN_MS=38] Benchmarks/power/batch_instructions.sh [MOTIOND]   (default .build/release/motiond)
 #   KEEP=1 keeps the work directory (its callgrind.out, for callgrind_annotate).
 set -eu
 motiond=$(realpath "${1:-.build/release/motiond}")
 here=$(cd "$(dirname "$0")/../.." && pwd)
 window=20
-scan_ms=${SCAN_MS:-80}
+scan_ms=${SCAN_MS:-38}
 for tool in valgrind umockdev-run; do
     command -v $tool >/dev/null || { echo "batch_instructions: needs $tool (apt-get install valgrind umockdev)" >&2; exit 2; }
 done
