@@ -7,11 +7,11 @@ import MotionSync
 /// grid moves there (so two jobs on one rest interval merge for good, and a 0.8-s light rides
 /// on a 0.7-s accelerometer's wake-ups); and a job that woke the thread on its own grid moves
 /// its next tick up to half a period earlier onto another's wake-up (so jobs of one period
-/// half a period apart, which neither rule would otherwise bring together, share from their
-/// second tick: a compass's three devices at rest). It is for slow work — devices read at the rest rate or
-/// at a light's pace — where one thread per device would cost one wake-up per device per
-/// interval (docs/PERFORMANCE.md, "The compass at rest"); the jobs run one after the other, so
-/// a slow one delays the rest.
+/// half a period apart, which the first rule never brings together, share from their second
+/// tick: a compass's three devices at rest). It is for slow work — devices read at the rest
+/// rate or at a light's pace — where one thread per device would cost one wake-up per device
+/// per interval (docs/PERFORMANCE.md, "The compass at rest"); the jobs run one after the
+/// other, so a slow one delays the rest.
 ///
 /// It sleeps like ``PeriodicThread``: in `poll` on a pipe and a timer descriptor armed for the
 /// earliest deadline on the boot clock. Ticks a job missed (a suspend, a slow job) are skipped:
