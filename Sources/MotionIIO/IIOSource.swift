@@ -68,17 +68,17 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         /// its period unless the request lets it sleep longer.
         var interval: Double
         var deliver: Double
-        /// The period its device samples at: a buffer's is slower at rest
-        /// (``BufferedReader/samplingPeriod(period:interval:)``).
-        var sampling: Double
         var reader: DeviceReader
         var identity: ReaderIdentity
         var kinds: Set<SensorKind> { Set(sensors.map(\.kind)) }
 
         /// Whether its device samples as it would for a reader started for `period` and
-        /// `interval` (else the reader is replaced).
+        /// `interval` (else the reader is replaced): a buffer samples slower at rest
+        /// (``BufferedReader/samplingPeriod(period:interval:)``), a polled device at its period.
         func samples(period: Double, interval: Double) -> Bool {
-            period == self.period && sampling == (reader.mode == .buffered ? BufferedReader.samplingPeriod(period: period, interval: interval) : period)
+            guard period == self.period else { return false }
+            return reader.mode != .buffered
+                || BufferedReader.samplingPeriod(period: period, interval: interval) == BufferedReader.samplingPeriod(period: period, interval: self.interval)
         }
     }
 
@@ -358,7 +358,7 @@ public final class IIOSource: MotionSource, @unchecked Sendable {
         logger.info("reading \(what) from \(device), \(reader.mode), every \(SysfsNumber.format((every * 10_000).rounded() / 10)) ms\(pace)\(why)",
                     metadata: Self.metadata(deviceID, sensors.map(\.kind)))
         readers[deviceID] = ActiveReader(sensors: sensors, period: period, interval: interval, deliver: deliver,
-                                         sampling: buffered == nil ? period : sampling, reader: reader, identity: identity)
+                                         reader: reader, identity: identity)
         // Availability is announced before the first sample can arrive.
         for sensor in sensors {
             setAvailability(sensor.kind, SensorAvailability(isAvailable: true, reason: "reading \(sensor.summary)", mode: reader.mode,
