@@ -1194,8 +1194,9 @@ open(out, "w").write("".join("%.6f\n" % t for t in stamps))
 EOP
 }
 # The emulated CPU's own stalls: a process that sleeps 5 ms at a time notes each wake-up more
-# than 25 ms late ("from to", boot clock). While the vCPU does not run, the guest's timers do not
-# fire either: the hrtimer skips the periods it missed, and the kernel makes no scan for them.
+# than a period (10 ms) late ("from to", boot clock). While the vCPU does not run, the guest's
+# timers do not fire either: the hrtimer, more than a period late, skips the expiries it missed,
+# and the kernel makes no scan for them.
 stall_watch() { # seconds out
     python3 - "$@" <<'EOP' &
 import sys, time
@@ -1204,18 +1205,33 @@ before = time.clock_gettime(time.CLOCK_BOOTTIME)
 while time.monotonic() < end:
     time.sleep(0.005)
     now = time.clock_gettime(time.CLOCK_BOOTTIME)
-    if now - before > 0.025: stalls.append((before, now))
+    if now - before > 0.015: stalls.append((before, now))
     before = now
 open(out, "w").write("".join("%.6f %.6f\n" % s for s in stalls))
 EOP
 }
-# Scans lost: the samples missing from the gaps between stamps (a gap of k periods lost k - 1);
-# with a stall file, those of gaps no stall of the emulated CPU overlaps.
+# Scans lost, counted on the trigger's grid: the hrtimer expires every period exactly, and a
+# scan's stamp is its expiry plus the timer's latency. Each stamp falls in the slot of its expiry
+# (the grid anchored a fifth of a period before the phase most stamps have), so a scan the timer
+# made late still fills its own slot, or, later than that, the next one beside its own scan (an
+# empty slot then a full one holding two stamps: nothing lost). The scans lost are the slots left
+# empty; with a stall file, not those a stall of the emulated CPU covers (the kernel made none).
 lost() { # stamps period [stalls]
     awk -v p=$2 'ARGC == 3 && FILENAME == ARGV[1] {s[++n]=$1; e[n]=$2; next}
-        FNR>1 {g=($1-q)/p; if (g > 1.5) {k=0; for (i=1; i<=n; i++) if (s[i] < $1 + p && e[i] > q - p) k=1; if (!k) l+=int(g+0.5)-1}} {q=$1} END{print l+0}' ${3:+"$3"} "$1"; }
-# Where scans went missing: each gap over 1.5 periods, with its place in the run.
-gaps() { awk -v p=$2 'NR==1{t0=$1} NR>1 && ($1-q)/p > 1.5 {printf "%.0f ms at +%.2f s; ", ($1-q)*1000, q-t0} {q=$1}' "$1"; }
+        $1 != q {t[++m]=$1; q=$1}
+        END {
+            if (m < 2) {print 0; exit}
+            for (i = 1; i <= m; i++) {d = (t[i]-t[1])/p; b = int((d - int(d))*20); h[b]++; if (h[b] > h[mode]) mode = b}
+            a = t[1] + ((mode + 0.5)/20 - 1.2)*p; l = 0
+            for (i = 1; i <= m; i++) c[int((t[i]-a)/p)]++
+            for (k = int((t[1]-a)/p); k <= int((t[m]-a)/p); k++) if (!c[k]) {
+                if (c[k+1] > 1) {c[k+1]--; continue}
+                g = a + (k + 0.2)*p; x = 0; for (j = 1; j <= n; j++) if (s[j] < g + p && e[j] > g - p) x = 1; l += !x }
+            print l }' ${3:+"$3"} "$1"; }
+# Where the spacing broke: each gap over 1.5 periods with the one after it (a late scan is a long
+# gap then a short one), and its place in the run.
+gaps() { awk -v p=$2 'NR==1{t0=$1} NR>2 && (q-r)/p > 1.5 {printf "%.0f then %.0f ms at +%.2f s; ", (q-r)*1000, ($1-q)*1000, r-t0} {r=q; q=$1}
+    END{if (NR > 1 && (q-r)/p > 1.5) printf "%.0f ms at the end; ", (q-r)*1000}' "$1"; }
 # The spread of the spacing: the share of gaps more than 10 % off the period.
 offperiod() { awk -v p=$2 'NR>1{d=$1-q; e=d/p-1; if(e<0)e=-e; if(e>0.1)o++; n++} {q=$1} END{printf "%.1f", n ? 100*o/n : 100}' "$1"; }
 swt_state() {
