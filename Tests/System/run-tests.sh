@@ -592,7 +592,12 @@ restqt=$!
 wait_for 40 grep -q '^light ' /run/qt-rest.log
 # Long enough for the Dispatch workers that served the claims to retire (5 s idle): a thread
 # that ends inside the window takes its wake-ups with it, and the figure is only a lower bound.
-sleep 8
+# And for the code pages the claim faulted in to be given back (RestRate: two readings after
+# the last change, at most 10 s after the last release), as before the compass window above:
+# the release itself (a worker reading /proc/self/smaps) is a one-time cost of the claim, not
+# of rest. The pages the rest loop faults back after it still count (RSS before the window).
+sleep 11
+diag "motiond before the desktop claim's window: $(grep VmRSS /proc/$pid/status | tr -s ' ')"
 power motiond-dbus-desktop-claim-at-rest $pid 15
 restdiag
 kill $restqt 2>/dev/null; wait $restqt 2>/dev/null

@@ -57,7 +57,9 @@ quiet="quiet"
 [ "${MOTIOND_SYSTEM_VERBOSE:-0}" = 1 ] && quiet="motiond.test.verbose=1"
 echo "check-system: booting $(basename "$vmlinuz") with systemd, one guest for each part: $parts (TCG, $smp CPUs each, timeout ${timeout_s} s)" >&2
 start=$(date +%s)
-# One guest: its console in $run/PART.log (what it prints goes to standard output as it comes).
+# One guest: its console in $run/PART.log (what it prints goes to standard output as it comes),
+# without terminal escapes: systemd's status lines (verbose: not "quiet") end in an erase-line
+# escape that would otherwise stand before the next line's SYSTEM-TEST.
 # The guest's suspend check (suspend-resume) sleeps in S3, and QEMU's RTC alarm does not wake
 # it: the host does, through QMP, once the guest has been suspended for about 3 s (as a
 # laptop's lid or power button would).
@@ -73,7 +75,7 @@ boot() { # part
     timeout "$timeout_s" qemu-system-x86_64 -qmp "unix:$run/$part.qmp,server=on,wait=off" -accel tcg -smp "$smp" -m 2048 -nographic -no-reboot \
         -kernel "$vmlinuz" -initrd "$run/initrd.cpio" \
         -append "console=ttyS0 panic=-1 rdinit=/sbin/init $quiet motiond.test.part=$part" </dev/null 2>&1 |
-        tr -d '\r' | tee "$run/$part.log" |
+        tr -d '\r' | sed -u 's/\x1b\[[0-9;?]*[A-Za-z]//g' | tee "$run/$part.log" |
         if [ "${MOTIOND_SYSTEM_VERBOSE:-0}" = 1 ]; then cat; else grep --line-buffered -E '^(SYSTEM-TEST|SYSTEM-POWER|DIAG)'; fi
     kill $waker
     echo "check-system: the $part guest ran $(( $(date +%s) - start )) s" >&2
