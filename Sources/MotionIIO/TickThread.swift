@@ -23,7 +23,7 @@ final class TickThread: Sendable {
         fileprivate let id: Int
     }
 
-    private struct Entry {
+    struct Entry {
         var period: Double
         var next: Double
         let tick: @Sendable () -> Bool
@@ -175,14 +175,20 @@ final class TickThread: Sendable {
     }
 
     /// The latest deadline of the `others`' grids within half a `period` before `next` (a job's
-    /// next tick, to be moved there); nil when none is.
-    private static func shared(_ next: Double, period: Double, among others: some Collection<Entry>) -> Double? {
+    /// next tick, to be moved there); nil when none is. Exactly half a period counts, to within
+    /// ``sharingTolerance``: otherwise the rounding of the two sums would decide which of two
+    /// jobs half a period apart moves, and the first to wake alone might not.
+    static func shared(_ next: Double, period: Double, among others: some Collection<Entry>) -> Double? {
         others.compactMap { other -> Double? in
             guard other.next < next else { return nil }
             let point = other.next + ((next - other.next) / other.period).rounded(.up).advanced(by: -1) * other.period
-            return point >= next - period / 2 ? point : nil
+            return point >= next - period / 2 - sharingTolerance ? point : nil
         }.max()
     }
+
+    /// Seconds by which deadlines computed by different sums may differ and still be the same
+    /// instant (a boot-clock time's rounding is nanoseconds even after months of uptime).
+    static let sharingTolerance = 1e-6
 
     /// A served job's next deadline: the next point of its grid when it was due (missed ones
     /// skipped), or a period from now when it ran early (its grid moves to the wake-up it

@@ -51,6 +51,18 @@ struct TickThreadTests {
         }
     }
 
+    @Test("a grid point exactly half a period before a job's next tick is shared, whichever way the sums round")
+    func halfExactly() {
+        // At 1000 s, 1000.05 < 1000.1 - 0.05 in binary: without a tolerance the job would not move.
+        for start in [1000.0, 1234.567, 12_345.678, 0.7] {
+            let other = TickThread.Entry(period: 0.1, next: start + 0.05) { true }
+            #expect(TickThread.shared(start + 0.1, period: 0.1, among: [other]) == start + 0.05, "\(start)")
+        }
+        // Further than half a period (by a millisecond): not moved.
+        let far = TickThread.Entry(period: 0.1, next: 1000.049) { true }
+        #expect(TickThread.shared(1000.1, period: 0.1, among: [far]) == nil)
+    }
+
     @Test("remove waits for the job's running tick, and it never ticks again; the other job goes on")
     func removeWaits() throws {
         let thread = TickThread(name: "test.remove")
