@@ -10,8 +10,10 @@
 ///   gravity toward the display's top edge, g.y > ``Parameters/uprightShare``) from `stand`
 ///   (the display upright, g.y < −``Parameters/uprightShare``); in between, the one already
 ///   reported is kept (a fresh fold counts as `stand`).
-/// - A `held` angle (the machine on its side: the accelerometers cannot tell the angle) changes
-///   nothing: no posture, and so no tablet mode, comes from a guess.
+/// - A `held` angle (the machine on its side, where the accelerometers cannot tell the angle,
+///   or the base not read lately: at rest it is read every third display reading) changes
+///   nothing: no posture, and so no tablet mode, comes from a guess, and a proposal waiting to
+///   settle keeps waiting for the next measured angle.
 /// - A proposal becomes the posture after it held for ``Parameters/settleTime`` (measured
 ///   angles) or ``Parameters/movingSettleTime`` (while the machine moves: accuracy `low`).
 public struct PostureDetector: Sendable {
@@ -50,10 +52,7 @@ public struct PostureDetector: Sendable {
     /// Feeds an angle and the display's gravity (G, device frame, any length) at the angle's
     /// time. Returns the new posture when it changes, nil otherwise.
     public mutating func update(_ angle: HingeAngle, displayGravity gravity: Vector3) -> Posture? {
-        guard angle.accuracy != .held, angle.degrees.isFinite, gravity.isFinite, gravity.norm > 0.1 else {
-            candidate = nil
-            return nil
-        }
+        guard angle.accuracy != .held, angle.degrees.isFinite, gravity.isFinite, gravity.norm > 0.1 else { return nil }
         let proposal = keeps(posture, angle.degrees, gravity / gravity.norm) ? posture
             : propose(angle.degrees, gravity / gravity.norm)
         guard proposal != posture else {

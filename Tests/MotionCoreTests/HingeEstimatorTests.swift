@@ -115,6 +115,33 @@ struct HingeEstimatorTests {
         #expect(postures == [.laptop])
     }
 
+    /// The daemon at rest fuses each wake-up's newest scans: the display's every 0.35 s, the
+    /// base's every third wake-up (its 20 Hz scan a little newer), in either order. Between two
+    /// base readings the angle is held, and a held angle must not make a posture wait afresh.
+    @Test("at rest, the base moved under a still display (a stand folded into a tablet): the posture follows", arguments: [true, false])
+    func baseMovedAtRest(displayFirst: Bool) {
+        var estimator = HingeEstimator()
+        var detector = PostureDetector()
+        let display = Vector3(x: 0, y: -1, z: 0)
+        let stand = Vector3(x: 0, y: 0, z: -1), tablet = Vector3(x: 0, y: -1, z: 0)
+        let folded = 5.0
+        var postures: [(posture: Posture, time: Double)] = []
+        for wake in 0..<30 {
+            let t = Double(wake) * 0.35
+            func readDisplay() {
+                guard let angle = estimator.update(display: display, at: t - 0.04),
+                      let posture = detector.update(angle, displayGravity: display) else { return }
+                postures.append((posture, t))
+            }
+            func readBase() { if wake % 3 == 0 { estimator.update(base: t < folded ? stand : tablet, at: t - 0.01) } }
+            if displayFirst { readDisplay(); readBase() } else { readBase(); readDisplay() }
+        }
+        #expect(postures.map(\.posture) == [.stand, .tablet])
+        // Seen at the base's next reading (at most three intervals), settled by the display's
+        // next measured angle (at most three more).
+        #expect(postures.last.map { $0.time - folded <= 6 * 0.35 } == true, "\(postures)")
+    }
+
     @Test("closed and folded read alike: at start the screen decides, upright nothing")
     func closedOrTablet() {
         // Face down on a table, vectors alike: closed.

@@ -814,7 +814,8 @@ wait_for 30 sh -c '[ $(for d in /sys/bus/iio/devices/iio:device*; do cat $d/name
 udevadm settle -t 30
 based=$(for d in /sys/bus/iio/devices/iio:device*; do udevadm info -q property -p $d 2>/dev/null | grep -q '^ACCEL_LOCATION=base' && echo ${d##*/}; done | tr '\n' ' ')
 seen=$(journalctl -q -o cat -u motiond.service | wc -l)
-motionctl monitor --wait 10 --duration 60 --interval 0.1 posture >/run/monitor-convertible.log 2>&1 &
+# (The monitor outlasts the poses' waits together, 95 s at most.)
+motionctl monitor --wait 10 --duration 120 --interval 0.1 posture >/run/monitor-convertible.log 2>&1 &
 mon=$!
 # SW_TABLET_MODE of motiond's switch, read from its evdev node (EVIOCGSW): 1, 0, or none.
 tabletmode() {
@@ -840,7 +841,7 @@ wait_for 10 switch_exists
 stdbuf -oL libinput debug-events >/run/libinput-events.log 2>&1 &
 libinput=$!
 wait_for 10 grep -q 'motiond tablet mode switch' /run/libinput-events.log
-switches=""
+switches=""; angles=""
 # laptop at 100 degrees, flat, then the base folded behind the upright display: a stand at
 # 270 degrees (base keyboard down), a tablet at 360 (both read what the upright display reads),
 # and opened back into a laptop.
@@ -851,6 +852,8 @@ for pose in "laptop 0 -0.98481 -0.17365 0 0 1" "flat 0 0 -1 0 0 1" "stand 0 -1 0
     feed base $(awk -v g=$g -v x=$5 -v y=$6 -v z=$7 'BEGIN{print x*g, y*g, z*g}')
     wait_for 10 sh -c "[ \"\$(grep -o 'posture [a-z]*' /run/monitor-convertible.log | tail -1)\" = 'posture $1' ]"
     switches="$switches$1=$(tabletmode) "
+    # The hinge angle motiond has at the end of each pose (a pull: it changes no rate).
+    angles="$angles$1: $(motionctl get hinge 2>&1 | tr -s ' \n' ' ' | cut -c1-70)| "
 done
 kill $mon 2>/dev/null; wait $mon 2>/dev/null
 wait_for 5 sh -c '[ $(grep -c "switch tablet-mode state" /run/libinput-events.log) -ge 2 ]'
@@ -864,7 +867,7 @@ if [ -n "$based" ] && echo "$postures" | awk '{n = split("closed laptop flat sta
     for (w = 1; w <= NF && i <= n; w++) if ($w == want[i]) i++; exit !(i > n)}'; then
     result convertible-posture PASS "base accelerometer $based(udev ACCEL_LOCATION=base); postures: $postures; $(motiond --list-sensors 2>/dev/null | grep 'hinge angle' | tr -s ' ')"
 else
-    result convertible-posture FAIL "base: '$based'; postures: '$postures'; status: $(motionctl status 2>&1 | grep -E '^ +(accelerometer|baseAccel)' | tr -s ' ' | tr '\n' '|'); motiond: $(since | grep -v client | tail -6 | tr '\n' '|')"
+    result convertible-posture FAIL "base: '$based'; postures: '$postures'; hinge at each pose's end: $angles; status: $(motionctl status 2>&1 | grep -E '^ +(accelerometer|baseAccel)' | tr -s ' ' | tr '\n' '|'); motiond: $(since | grep -v client | tail -6 | tr '\n' '|')"
 fi
 uinput=$(stat -c '%G %a' /dev/uinput 2>&1)
 if [ "$switches" = "laptop=0 flat=0 stand=1 tablet=1 laptop=0 " ] && [ "$toggles" = "1 0 " ] && [ "$uinput" = "motiond 660" ]; then
@@ -1198,21 +1201,27 @@ while time.monotonic() < end:
 open(out, "w").write("".join("%.6f\n" % t for t in stamps))
 EOP
 }
-# The emulated CPU's own stalls: a process that sleeps 5 ms at a time notes each wake-up more
-# than a period (10 ms) late ("from to", boot clock). While the vCPU does not run, the guest's
-# timers do not fire either: the hrtimer, more than a period late, skips the expiries it missed,
-# and the kernel makes no scan for them.
+# The emulated CPU's own stalls: a real-time process (SCHED_FIFO, below the drivers' interrupt
+# threads) that sleeps 5 ms at a time notes each wake-up more than 5 ms late ("from to", boot
+# clock). Real-time, it waits for no ordinary process: a late wake-up is the vCPU not running or
+# the kernel not preempting, and either delays the trigger's interrupt thread alike. The kernel
+# loses a scan when the one before is not done a period after its expiry (the trigger is still
+# busy: iio_trigger_poll skips the expiry), or when the hrtimer fires more than a period late
+# (it skips the expiries it missed); with the timer's latency and the interrupt thread's own
+# time, a stall of 5 ms or more can do it.
 stall_watch() { # seconds out
     python3 - "$@" <<'EOP' &
-import sys, time
+import os, sys, time
 end, out, stalls = time.monotonic() + float(sys.argv[1]), sys.argv[2], []
+try: os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+except OSError as e: stalls.append(f"# not real-time: {e}")
 before = time.clock_gettime(time.CLOCK_BOOTTIME)
 while time.monotonic() < end:
     time.sleep(0.005)
     now = time.clock_gettime(time.CLOCK_BOOTTIME)
-    if now - before > 0.015: stalls.append((before, now))
+    if now - before > 0.010: stalls.append("%.6f %.6f" % (before, now))
     before = now
-open(out, "w").write("".join("%.6f %.6f\n" % s for s in stalls))
+open(out, "w").write("".join(s + "\n" for s in stalls))
 EOP
 }
 # Scans lost, counted on the trigger's grid: the hrtimer expires every period exactly, and a
@@ -1222,7 +1231,7 @@ EOP
 # empty slot then a full one holding two stamps: nothing lost). The scans lost are the slots left
 # empty; with a stall file, not those a stall of the emulated CPU covers (the kernel made none).
 lost() { # stamps period [stalls]
-    awk -v p=$2 'ARGC == 3 && FILENAME == ARGV[1] {s[++n]=$1; e[n]=$2; next}
+    awk -v p=$2 'ARGC == 3 && FILENAME == ARGV[1] {if ($1 != "#") {s[++n]=$1; e[n]=$2}; next}
         $1 != q {t[++m]=$1; q=$1}
         END {
             if (m < 2) {print 0; exit}
@@ -1259,7 +1268,7 @@ measure_path() { # label latency
     tail -n +100 /run/stamps-$1.log > /run/stamps-$1.steady
     echo "$pw" | sed 's/.*wakeups\/s=\([^ ]*\) cpu=\([^ ]*\) .*/\1 \2/' | tr '\n' ' ' > /run/path-$1
     printf '%s %s %s %s %s' "$(spacing < /run/stamps-$1.steady | tr ' ' '_')" "$(lost /run/stamps-$1.steady 0.01)" "$(offperiod /run/stamps-$1.steady 0.01)" \
-        "$(lost /run/stamps-$1.steady 0.01 /run/stalls-$1.log)" "$(wc -l < /run/stalls-$1.log)" >> /run/path-$1
+        "$(lost /run/stamps-$1.steady 0.01 /run/stalls-$1.log)" "$(grep -cv '^#' /run/stalls-$1.log)" >> /run/path-$1
 }
 if [ -d $hrtimer ]; then
     modules="$(lsmod | awk '$1 ~ /^(iio_trig_hrtimer|industrialio_sw_trigger|industrialio_configfs)$/ {print $1}' | tr '\n' ' ')"
