@@ -865,7 +865,7 @@ postures=$(grep -o 'posture [a-z]*' /run/monitor-convertible.log | awk '{print $
 created=$(journalctl -q -o cat -u motiond.service | grep -E 'tablet-mode switch' | grep -v subscribed | tail -2 | tr '\n' '|')
 if [ -n "$based" ] && echo "$postures" | awk '{n = split("closed laptop flat stand tablet", want, " "); i = 1
     for (w = 1; w <= NF && i <= n; w++) if ($w == want[i]) i++; exit !(i > n)}'; then
-    result convertible-posture PASS "base accelerometer $based(udev ACCEL_LOCATION=base); postures: $postures; $(motiond --list-sensors 2>/dev/null | grep 'hinge angle' | tr -s ' ')"
+    result convertible-posture PASS "base accelerometer $based(udev ACCEL_LOCATION=base); postures: $postures; hinge at each pose's end: $angles; $(motiond --list-sensors 2>/dev/null | grep 'hinge angle' | tr -s ' ')"
 else
     result convertible-posture FAIL "base: '$based'; postures: '$postures'; hinge at each pose's end: $angles; status: $(motionctl status 2>&1 | grep -E '^ +(accelerometer|baseAccel)' | tr -s ' ' | tr '\n' '|'); motiond: $(since | grep -v client | tail -6 | tr '\n' '|')"
 fi
