@@ -199,7 +199,9 @@ ASAN_TESTS ?= $(TSAN_TESTS)|^(MotionProtocolTests|MotionCoreTests)\.
 # beside its runtime's own thread (ThreadSanitizer's wakes ten times a second).
 # systemd-socket-activate starts motiond with an environment of its own, without the sanitizer's
 # options: its reports would go unseen, and LeakSanitizer (off here) fails its exit status.
-SANITIZER_SKIP ?= hugeTrace|restIsQuiet|compassRestIsQuiet|leavingClientsCode|MotionCtlDeadlineTests|socketActivation|ThreadStackTests
+# A sanitizer takes fatal signals itself (CrashTrace leaves them to it): the deliberate crash of
+# CrashTraceTests would be its report.
+SANITIZER_SKIP ?= hugeTrace|restIsQuiet|compassRestIsQuiet|leavingClientsCode|MotionCtlDeadlineTests|socketActivation|ThreadStackTests|CrashTraceTests
 SANITIZER_REPORTS ?= .build/sanitizer-reports
 
 check-tsan: test-deps

@@ -55,6 +55,8 @@ let package = Package(
         .target(name: "CUInput"),
         // posix_spawn's closefrom (a GNU extension): the tools' commands inherit nothing else.
         .target(name: "CSpawn"),
+        // A fatal signal's backtrace written to standard error (the journal) by the daemon.
+        .target(name: "CCrashTrace"),
 
         .target(
             name: "MotionIIO",
@@ -89,7 +91,7 @@ let package = Package(
         .target(
             name: "MotionDaemon",
             dependencies: [
-                "MotionConfiguration", "MotionCore", "MotionIIO", "MotionProtocol", "MotionSync", "MotionDBus", "CMalloc", "CFrameAddress", "CSystemd", "CUInput",
+                "MotionConfiguration", "MotionCore", "MotionIIO", "MotionProtocol", "MotionSync", "MotionDBus", "CMalloc", "CFrameAddress", "CSystemd", "CUInput", "CCrashTrace",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]

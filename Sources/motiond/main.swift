@@ -112,6 +112,7 @@ struct Motiond: ParsableCommand {
     }
 
     func run() throws {
+        CrashTrace.install()
         logTarget.bootstrap(level: logLevel)
         let logger = Logger(label: "motiond")
         LibraryOutput.capture(logger: logger)
