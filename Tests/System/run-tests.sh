@@ -1521,7 +1521,7 @@ crashes=$(journalctl -q -o cat -u motiond.service | grep -E 'Main process exited
 if [ -z "$crashes" ]; then
     result no-crash PASS "motiond died of no fatal signal in the $part part"
 else
-    trace=$(journalctl -q -o cat -u motiond.service | grep -A40 'fatal signal' | grep -o -E 'fatal signal .*|motiond\([^)]*\)' | sed 's/; backtrace.*//' | tr '\n' ' ')
+    trace=$(journalctl -q -o cat -u motiond.service | awk '/fatal signal/ {n++} n == 1' | grep -o -E 'fatal signal .*|motiond\([^)]*\)' | sed 's/; backtrace.*//' | tr '\n' ' ')
     result no-crash FAIL "$(echo "$crashes" | wc -l) crash(es); the first trace: ${trace:-none written}; the journal before it: $(journalctl -q -o cat -u motiond.service | grep -B4 -m1 -E 'fatal signal|Main process exited, code=(killed|dumped), status=(4|5|7|8|11)/' | grep -v -E 'client [0-9]+ (connected|disconnected)' | head -4 | tr '\n' '|')"
 fi
 

@@ -5,7 +5,7 @@
    and the faulting address, then the calling thread's return addresses (glibc's backtrace: the
    binary and the offset in it, which `addr2line -f -e` on the unstripped build turns into
    functions), to standard error, and dies of the signal as it would have. A signal that already
-   has a handler (a sanitizer's) keeps it. `program` is printed with each line. Returns how many
+   has a handler (a sanitizer's) keeps it. `program` begins the first line. Returns how many
    signals it took over. */
 int motiond_crash_trace_install(const char *program);
 
