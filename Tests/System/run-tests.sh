@@ -1517,12 +1517,13 @@ fi
 # watchdog's SIGABRT and SIGKILL, are not among them). A crash writes the crashing thread's
 # backtrace to the journal (CrashTrace, binary(+offset): addr2line on the unstripped build of
 # the same commit names the functions); its first lines go with the verdict.
-crashes=$(journalctl -q -o cat -u motiond.service | grep -E 'Main process exited, code=(killed|dumped), status=(4/ILL|5/TRAP|7/BUS|8/FPE|11/SEGV)')
+died='Main process exited, code=(killed|dumped), status=(4/ILL|5/TRAP|7/BUS|8/FPE|11/SEGV)'
+crashes=$(journalctl -q -o cat -u motiond.service | grep -E "$died")
 if [ -z "$crashes" ]; then
     result no-crash PASS "motiond died of no fatal signal in the $part part"
 else
     trace=$(journalctl -q -o cat -u motiond.service | awk '/fatal signal/ {n++} n == 1' | grep -o -E 'fatal signal .*|motiond\([^)]*\)' | sed 's/; backtrace.*//' | tr '\n' ' ')
-    result no-crash FAIL "$(echo "$crashes" | wc -l) crash(es); the first trace: ${trace:-none written}; the journal before it: $(journalctl -q -o cat -u motiond.service | grep -B4 -m1 -E 'fatal signal|Main process exited, code=(killed|dumped), status=(4|5|7|8|11)/' | grep -v -E 'client [0-9]+ (connected|disconnected)' | head -4 | tr '\n' '|')"
+    result no-crash FAIL "$(echo "$crashes" | wc -l) crash(es); the first trace: ${trace:-none written}; the journal before it: $(journalctl -q -o cat -u motiond.service | grep -B4 -m1 -E "fatal signal|$died" | grep -v -E 'client [0-9]+ (connected|disconnected)' | head -4 | tr '\n' '|')"
 fi
 
 # Kernel command line motiond.test.verbose=1: the daemon's journal and unit state, always.
