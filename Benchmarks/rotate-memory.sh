@@ -13,7 +13,7 @@ trap 'rm -rf "$work"' EXIT
 python3 -c "
 print('t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z')
 for i in range(6000): print(f'{i/100},0,0,0,0,9.80665,0')" >"$work/still.csv"
-switches() { awk '/ctxt_switches/ {s += $2} END {print s}' /proc/"$1"/task/*/status; }
+switches() { awk '/^voluntary_ctxt_switches/ {s += $2} END {print s}' /proc/"$1"/task/*/status; } # wake-ups (preemptions are none)
 for client in "$@"; do
     rm -f "$work/motiond.sock"
     "$motiond" --no-config --source "replay:$work/still.csv" --socket "$work/motiond.sock" --log-level warning &

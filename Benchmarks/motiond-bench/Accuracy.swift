@@ -93,9 +93,10 @@ struct Accuracy: ParsableCommand {
             trustedAfter.append(phases.score(TraceFusion.outputs(for: trace.records, frame: .xMagneticNorthZVertical, configuration: trusted),
                                              references: references).after)
             for (v, magnitude) in variants.enumerated() {
-                let records = magnitude.map { MagnetometerDistortion.variant(magnitude: $0, fileIndex: index).apply(to: trace.records) } ?? trace.records
+                let distortion = magnitude.map { MagnetometerDistortion.variant(magnitude: $0, fileIndex: index) }
+                let records = distortion?.apply(to: trace.records) ?? trace.records
                 variantScores[v].append(phases.score(TraceFusion.outputs(for: records, frame: .xMagneticNorthZVertical, configuration: configuration),
-                                                     references: references))
+                                                     references: references, hardIron: distortion?.hardIron))
             }
             print("| \(file.path) | \(triple(nine)) | \(two(nineTrusted.rmse.total)) | \(two(file.vqf9D)) | \(triple(six)) | \(two(file.vqf6D)) | \(two(file.vqfInclination)) | \(lags) |")
         }
@@ -111,24 +112,37 @@ struct Accuracy: ParsableCommand {
 
     /// One variant's table: 9D over the first 30 s of motion and after, beside the trusted clean
     /// recording after 30 s; the largest heading error in the first 30 s and its swing there while
-    /// uncalibrated (the range of the signed error); when accuracy reached high.
+    /// uncalibrated (the range of the signed error); when accuracy reached high; from when the
+    /// calibration's offset stayed on the hard iron (the added one; on the recordings as they are,
+    /// the one the calibration ends with).
     private func printVariant(_ magnitude: Double?, scores: [VariantScore], trustedAfter: [Double],
                               calibration: MotionEngine.MagnetometerCalibrationMode) {
         let title = magnitude.map { String(format: "hard iron %.0f µT + 10 %% soft iron", $0) } ?? "the recordings as they are"
         print("\n9D (\(calibration.rawValue)), \(title); seconds from the start of motion; trusted = the clean recording's readings trusted.")
-        print("| file | first 30 s | after 30 s | trusted after 30 s | after − trusted | largest heading error, first 30 s | its swing there while uncalibrated | high after |")
-        print("|---|---|---|---|---|---|---|---|")
+        let offset = String(format: "offset within %.0f µT of %@ after", MotionPhases.offsetTolerance, magnitude == nil ? "its last" : "the added")
+        print("| file | first 30 s | after 30 s | trusted after 30 s | after − trusted | largest heading error, first 30 s | its swing there while uncalibrated | high after | \(offset) |")
+        print("|---|---|---|---|---|---|---|---|---|")
         func high(_ seconds: Double?) -> String { seconds.map { String(format: "%.1f s", $0) } ?? "never" }
         for (file, (score, trusted)) in zip(Self.files, zip(scores, trustedAfter)) {
-            print(String(format: "| %@ | %.2f | %.2f | %.2f | %+.2f | %.1f | %.1f | %@ |", Self.label(file.path), score.first, score.after, trusted,
-                         score.after - trusted, score.largestHeadingFirst, score.headingSwingFirst, high(score.highAfter)))
+            print(String(format: "| %@ | %.2f | %.2f | %.2f | %+.2f | %.1f | %.1f | %@ | %@ |", Self.label(file.path), score.first, score.after, trusted,
+                         score.after - trusted, score.largestHeadingFirst, score.headingSwingFirst, high(score.highAfter), high(score.offsetLearnedAfter)))
         }
         func mean(_ values: [Double]) -> Double { values.reduce(0, +) / Double(values.count) }
-        let reached = scores.compactMap(\.highAfter)
-        print(String(format: "| **mean** | %.2f | **%.2f** | %.2f | %+.2f | %.1f (max %.1f) | %.1f (max %.1f) | %@ |", mean(scores.map(\.first)), mean(scores.map(\.after)),
+        func worst(_ seconds: [Double?]) -> String {
+            let reached = seconds.compactMap { $0 }
+            return reached.count == seconds.count ? "max " + high(reached.max()) : "\(seconds.count - reached.count) never"
+        }
+        print(String(format: "| **mean** | %.2f | **%.2f** | %.2f | %+.2f | %.1f (max %.1f) | %.1f (max %.1f) | %@ | %@ |", mean(scores.map(\.first)), mean(scores.map(\.after)),
                      mean(trustedAfter), mean(scores.map(\.after)) - mean(trustedAfter), mean(scores.map(\.largestHeadingFirst)),
                      scores.map(\.largestHeadingFirst).max() ?? 0, mean(scores.map(\.headingSwingFirst)), scores.map(\.headingSwingFirst).max() ?? 0,
-                     reached.count == scores.count ? "max " + high(reached.max()) : "\(scores.count - reached.count) never"))
+                     worst(scores.map(\.highAfter)), worst(scores.map(\.offsetLearnedAfter))))
+        guard magnitude == nil else { return }
+        // Where the readings carry a hard iron of their own (34's attached magnet): when it was learned.
+        let steps = zip(Self.files, scores).filter { !$0.1.offsetSteps.isEmpty }.map { file, score in
+            Self.label(file.path) + ": " + score.offsetSteps.map { String(format: "%.1f s → %.1f µT", $0.seconds, $0.length) }.joined(separator: ", ")
+        }
+        print("Calibration offset steps over \(Int(MotionPhases.offsetTolerance)) µT (seconds of motion → the offset's length): " +
+              (steps.isEmpty ? "none" : steps.joined(separator: "; ")))
     }
 
     /// `dec3_95.2hz/05_undisturbed….csv` → `dec3/05`.

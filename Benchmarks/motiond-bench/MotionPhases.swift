@@ -19,8 +19,14 @@ struct MotionPhases {
         after = zip(movement, times).map { $0 && $1 >= start + split }
     }
 
-    /// Scores one run of the 9D (north) frame against the references.
-    func score(_ outputs: [TraceFusion.Output], references: [Quaternion?]) -> VariantScore {
+    /// How close to the hard iron to learn the calibration's offset must stay to count as
+    /// learned, µT (a tenth of a weak field's 25 µT: about 5° of heading at most).
+    static let offsetTolerance = 2.0
+
+    /// Scores one run of the 9D (north) frame against the references. `hardIron` is the offset
+    /// the calibration should learn, µT (an added one); nil: the one it ends with (a recording's
+    /// own, such as 34's attached magnet).
+    func score(_ outputs: [TraceFusion.Output], references: [Quaternion?], hardIron: Vector3? = nil) -> VariantScore {
         let estimates = outputs.map { $0.attitude.map(OrientationError.eastNorthUp(fromNorthWestUp:)) }
         func rmse(_ mask: [Bool]) -> Double {
             OrientationError.summarize(estimates: estimates, references: references, evaluate: mask, removeHeadingOffset: false).rmse.total
@@ -40,8 +46,18 @@ struct MotionPhases {
             (lowest, highest) = (min(lowest, unwrapped), max(highest, unwrapped))
         }
         let high = outputs.indices.first { outputs[$0].calibrationAccuracy == .high }
+        // The first row after the last one off the hard iron (every row when none is off).
+        let target = hardIron ?? outputs.last?.magnetometerOffset ?? Vector3(0, 0, 0)
+        let off = outputs.indices.last { (outputs[$0].magnetometerOffset - target).norm > Self.offsetTolerance }
+        let learned = off.map { $0 + 1 < outputs.count ? $0 + 1 : nil } ?? outputs.indices.first
+        var steps: [(seconds: Double, length: Double)] = [], standing = Vector3(0, 0, 0)
+        for (output, time) in zip(outputs, times) where (output.magnetometerOffset - standing).norm > Self.offsetTolerance {
+            standing = output.magnetometerOffset
+            steps.append((time - start, standing.norm))
+        }
         return VariantScore(first: rmse(first), after: rmse(after), largestHeadingFirst: largest,
                             headingSwingFirst: signed == nil ? 0 : highest - lowest,
-                            highAfter: high.map { max(0, times[$0] - start) })
+                            highAfter: high.map { max(0, times[$0] - start) },
+                            offsetLearnedAfter: learned.map { max(0, times[$0] - start) }, offsetSteps: steps)
     }
 }

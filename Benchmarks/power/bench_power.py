@@ -51,10 +51,11 @@ prints, for the daemon process only (never its clients, never umockdev-run):
 
   CPU %        share of ONE core: the sum over /proc/PID/task/*/schedstat field 1 (ns on CPU)
                over all threads, difference across the window, divided by the window.
-  wake-ups/s   context switches per second: the sum of voluntary_ctxt_switches +
-               nonvoluntary_ctxt_switches over /proc/PID/task/*/status (sampled every 0.1 s,
-               so threads that end within the window count too), difference across the
-               window (each switch-in of a thread is one wake-up of the CPU for this process).
+  wake-ups/s   voluntary context switches per second: the sum of voluntary_ctxt_switches
+               over /proc/PID/task/*/status (sampled every 0.1 s, so threads that end within
+               the window count too), difference across the window (each is a thread that
+               slept and was woken). Preemptions (nonvoluntary_ctxt_switches) are no wake-ups:
+               the thread was running; they are left out (before 2026-12-02 they counted).
   RSS          VmRSS of the daemon at the end of the window, MiB.
   USS          its private dirty memory at the end of the window (Private_Dirty of
                /proc/PID/smaps_rollup), MiB: what it really spends. RSS also counts clean
@@ -244,7 +245,7 @@ def snapshot(pid):
             switches = 0
             with open(f"/proc/{pid}/task/{tid}/status") as f:
                 for line in f:
-                    if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                    if line.startswith("voluntary_ctxt_switches"):
                         switches += int(line.split()[1])
             threads[tid] = (cpu, switches)
         except (OSError, ValueError, IndexError):

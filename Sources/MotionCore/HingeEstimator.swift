@@ -71,6 +71,13 @@ public struct HingeEstimator: Sendable {
     }
 
     public var parameters: Parameters
+    /// Seconds between the base readings the reader chose to take (a resting convertible's base
+    /// is read every few display readings), 0 when it reads every period; set by the owner. A
+    /// measurement stays current for 1.5 times it (at least ``Parameters/maximumGap``), so the
+    /// display readings between two base readings report it rather than a held value.
+    public var baseReadingInterval = 0.0
+    /// How long a measurement stays current (see ``baseReadingInterval``).
+    var measurementValidity: Double { max(parameters.maximumGap, 1.5 * baseReadingInterval) }
     /// The angle last produced, nil before the first.
     public private(set) var angle: HingeAngle?
     private var base: (reading: Vector3, time: Double)?
@@ -91,7 +98,9 @@ public struct HingeEstimator: Sendable {
 
     /// Forgets the estimate (after a gap long enough for the lid to have moved).
     public mutating func reset() {
+        let interval = baseReadingInterval
         self = HingeEstimator(parameters: parameters)
+        baseReadingInterval = interval
     }
 
     /// Feeds a base accelerometer sample, measured with the newest display sample when they are
@@ -129,8 +138,9 @@ public struct HingeEstimator: Sendable {
 
     /// Feeds a display accelerometer sample and returns the angle at its time (nil until one is
     /// known): measured with the newest base sample when they are close in time; else the last
-    /// measurement's, when it is recent (readings batched at the rest rate reach the estimator
-    /// one sensor after the other); else held.
+    /// measurement's, when it is current (readings batched at the rest rate reach the estimator
+    /// one sensor after the other, and a resting base is read less often: ``baseReadingInterval``);
+    /// else held.
     public mutating func update(display reading: Vector3, at time: Double) -> HingeAngle? {
         guard reading.isFinite, time.isFinite, reading.norm > 0.1 else { return angle }
         display = (reading, time)
@@ -141,7 +151,7 @@ public struct HingeEstimator: Sendable {
                 return now
             }
         }
-        if var current = angle, let lastMeasurement, time - lastMeasurement >= 0, time - lastMeasurement <= parameters.maximumGap {
+        if var current = angle, let lastMeasurement, time - lastMeasurement >= 0, time - lastMeasurement <= measurementValidity {
             current.timestamp = time
             return current
         }

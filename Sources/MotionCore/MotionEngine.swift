@@ -182,6 +182,12 @@ public struct MotionEngine: Sendable {
         set { estimator.readingInterval = newValue }
     }
 
+    /// The same for a convertible's base accelerometer (``HingeEstimator/baseReadingInterval``).
+    public var baseReadingInterval: Double {
+        get { hinge.baseReadingInterval }
+        set { hinge.baseReadingInterval = newValue }
+    }
+
     /// The accuracy of the magnetic field (and so of the north frames and headings).
     public var calibrationAccuracy: MagneticFieldCalibrationAccuracy {
         guard fieldSeen else { return .uncalibrated }

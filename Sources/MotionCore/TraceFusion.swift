@@ -10,6 +10,9 @@ public enum TraceFusion {
         public var calibrationAccuracy: MagneticFieldCalibrationAccuracy
         /// The sensor lags the engine reads at (0 until learned, or when lags are not compensated).
         public var sensorLags: MotionEngine.SensorLags
+        /// The hard iron of the online magnetometer calibration, µT in the device frame (zero for
+        /// the identity, which trusted readings keep).
+        public var magnetometerOffset: Vector3
     }
 
     /// One attitude per record in `frame` (device → reference), nil while the engine warms up.
@@ -34,7 +37,7 @@ public enum TraceFusion {
                 engine.update(Sample(kind: .magnetometer, timestamp: record.time, vector: m))
             }
             out.append(Output(attitude: try? engine.attitude(in: frame), calibrationAccuracy: engine.calibrationAccuracy,
-                              sensorLags: engine.sensorLags))
+                              sensorLags: engine.sensorLags, magnetometerOffset: engine.calibrator.calibration.offset))
         }
         return out
     }

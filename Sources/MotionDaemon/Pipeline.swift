@@ -227,8 +227,13 @@ final class Pipeline: @unchecked Sendable {
             // The gap before a sample read at the rest rate is one the daemon chose, not an
             // outage: the interval in force when it was read (before the sample may end the
             // rest), or the motion events' check where the reader sleeps on them.
-            if sample.kind == .accelerometer {
+            // The base's is its rest interval alone: the hinge reports its last measurement as
+            // current for that long, and should not for the motion events' longer check.
+            switch sample.kind {
+            case .accelerometer:
                 engine.readingInterval = request.wakeIntervals[.accelerometer].map { max($0, SourceRequest.restEventCheck) } ?? 0
+            case .baseAccelerometer: engine.baseReadingInterval = request.wakeIntervals[.baseAccelerometer] ?? 0
+            default: break
             }
             if RestRate.deciding[sample.kind] != nil { followRest(sample) }
             if let event = engine.update(sample) {

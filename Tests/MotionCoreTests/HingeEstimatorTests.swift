@@ -142,6 +142,30 @@ struct HingeEstimatorTests {
         #expect(postures.last.map { $0.time - folded <= 6 * 0.35 } == true, "\(postures)")
     }
 
+    /// At rest the base is read every third display reading: told so, the estimator reports
+    /// each display reading in between with the last measurement, not as held; a real gap (a
+    /// suspend) still holds the value.
+    @Test("at rest, the display readings between two base readings report the measured angle", arguments: [0.0, 1.05])
+    func measuredBetweenRestingBaseReadings(baseReadingInterval: Double) {
+        var estimator = HingeEstimator()
+        estimator.baseReadingInterval = baseReadingInterval
+        let display = Vector3(x: 0, y: -1, z: 0), base = Vector3(x: 0, y: 0, z: -1)
+        var accuracies: [HingeAngleAccuracy] = []
+        for wake in 0..<12 {
+            let t = Double(wake) * 0.35
+            if wake % 3 == 0 { estimator.update(base: base, at: t - 0.01) }
+            if let angle = estimator.update(display: display, at: t) { accuracies.append(angle.accuracy) }
+        }
+        // The second display reading after a pairing comes 0.70 s after it: beyond the
+        // 0.5-s window of an estimator that reads every period.
+        let expected: [HingeAngleAccuracy] = baseReadingInterval > 0
+            ? Array(repeating: .high, count: 12)
+            : (0..<12).map { $0 % 3 == 2 ? .held : .high }
+        #expect(accuracies == expected)
+        // A display reading long after the last pairing (a suspend) holds the value.
+        #expect(estimator.update(display: display, at: 11 * 0.35 + 5)?.accuracy == .held)
+    }
+
     @Test("closed and folded read alike: at start the screen decides, upright nothing")
     func closedOrTablet() {
         // Face down on a table, vectors alike: closed.
