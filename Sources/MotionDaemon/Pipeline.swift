@@ -218,8 +218,9 @@ final class Pipeline: @unchecked Sendable {
     private func handle(_ event: SourceEvent, into out: inout [Addressed]) {
         switch event {
         case .sample(let sample):
-            // Decimation tolerates half the actual spacing of this sensor's samples: hardware
-            // may run faster than asked (the nearest available rate), replays at their own rate.
+            // Decimation goes by the actual spacing of this sensor's samples (Decimator: its
+            // median over three): hardware may run faster than asked (the nearest available
+            // rate), replays at their own rate.
             let spacing = latest[sample.kind].map { sample.timestamp - $0.timestamp } ?? 0
             let period = spacing > 0 && spacing <= Wire.hardwarePeriods.upperBound
                 ? spacing : request.periods[sample.kind] ?? Wire.hardwarePeriods.upperBound

@@ -3,7 +3,8 @@ import MotionCore
 
 /// Per-subscription decimation: one sample per interval on average from hardware grids that
 /// are even, not a multiple of the interval (52 Hz) or jittery; never more than the hardware
-/// gives; a schedule that restarts after a gap; interval 0 passing everything.
+/// gives; a schedule that restarts after a gap; interval 0 passing everything; every sample of a
+/// stalling trigger's grid for a subscriber at the hardware's rate.
 @Suite("Decimator")
 struct DecimatorTests {
     static let seconds = 10.0
@@ -19,6 +20,37 @@ struct DecimatorTests {
     static func delivered(_ times: [Double], interval: Double, period: Double) -> [Double] {
         var decimator = Decimator(interval: interval)
         return times.filter { decimator.admit($0, period: period) }
+    }
+
+    /// The times `interval` lets through when each sample comes with its spacing from the one
+    /// before, as the daemon and the client library pass it.
+    static func deliveredAsTheyCome(_ times: [Double], interval: Double) -> [Double] {
+        var decimator = Decimator(interval: interval)
+        var last: Double?
+        return times.filter { time in
+            defer { last = time }
+            return decimator.admit(time, period: last.map { time - $0 } ?? 0.01)
+        }
+    }
+
+    /// A kernel trigger's 100 Hz grid on a stalling CPU, as the system tier's board check saw:
+    /// every 37th scan stamped 3–9 ms late, and every 53rd expiry missed, the trigger firing
+    /// 13–19 ms after it instead (one scan there, then the timer back on its grid).
+    static func stallingGrid() -> [Double] {
+        var random = SeededRandom(seed: 7)
+        var times: [Double] = []
+        var index = 0
+        while index < Int(seconds * 100) {
+            let onGrid = Double(index) / 100
+            if index % 53 == 20 {
+                times.append(onGrid + 0.013 + 0.006 * random.unit())
+                index += 2
+                continue
+            }
+            times.append(onGrid + (index % 37 == 5 ? 0.003 + 0.006 * random.unit() : 0))
+            index += 1
+        }
+        return times
     }
 
     /// Checks the count against one per interval (±2 %, and at most every sample) and the order.
@@ -62,6 +94,29 @@ struct DecimatorTests {
         #expect(delivered.count == 10)
         #expect(delivered.contains { abs($0 - 0.46) < 1e-9 })
         #expect(delivered.contains { abs($0 - 0.5) < 1e-9 })
+    }
+
+    @Test("a subscriber at the hardware's period gets every sample of a stalling grid, late ones and the on-time one after each")
+    func stallingGridEverySample() {
+        let times = Self.stallingGrid()
+        let delivered = Set(Self.deliveredAsTheyCome(times, interval: 0.01))
+        let lost = times.filter { !delivered.contains($0) }
+        #expect(lost.isEmpty, "\(lost.count) of \(times.count) samples not delivered, the first at \(lost.prefix(3)) s")
+    }
+
+    @Test("slower subscribers on a stalling grid get one sample per interval", arguments: [0.02, 0.05, 0.1])
+    func stallingGridDecimated(interval: Double) {
+        let delivered = Self.deliveredAsTheyCome(Self.stallingGrid(), interval: interval)
+        let expected = Self.seconds / interval
+        #expect(abs(Double(delivered.count) - expected) <= 0.02 * expected, "\(delivered.count) delivered, \(expected) expected")
+    }
+
+    @Test("with the spacings as they come, the gap's long spacing brings no burst: the schedule restarts from the sample")
+    func gapRestartsScheduleAsTheyCome() {
+        let times = Self.grid(rate: 100, seconds: 1) + Self.grid(rate: 100, from: 1.537, seconds: 1)
+        let afterGap = Self.deliveredAsTheyCome(times, interval: 0.1).filter { $0 > 1.5 }
+        #expect(afterGap.count == 10)
+        #expect(zip(afterGap, afterGap.dropFirst()).allSatisfy { abs($1 - $0 - 0.1) < 1e-9 })
     }
 
     @Test("interval 0 lets every sample through, repeated and irregular times included")
