@@ -6,7 +6,8 @@
 /// The samples' typical spacing is the median of the last three spacings: one late sample (a
 /// long spacing, then a short one) or one gap does not move it. When it is no shorter than the
 /// interval (within 1 %), every sample is delivered: there is nothing to decimate, and a
-/// sample that came late must not push the next, on-time one out. Otherwise a sample is due
+/// sample that came late must not push the next, on-time one out; the schedule is kept all the
+/// same, for when the samples come faster again. Otherwise a sample is due
 /// when it is no earlier than half the typical spacing before the next due time; the due time
 /// then advances by exactly one interval, so timing jitter and hardware rates that are not a
 /// multiple of the interval (52 Hz for 20 ms) average out. After a gap longer than an interval
@@ -24,21 +25,23 @@ public struct Decimator: Sendable, Hashable {
     }
 
     /// Whether the sample at `time` is delivered; `period` is the spacing (seconds) between it
-    /// and the sample before, as it came: hardware may run faster than asked.
+    /// and the sample before, as it came: hardware may run faster than asked. The first sample
+    /// is always delivered, and its `period` (a caller's guess: no sample came before) is not
+    /// kept.
     public mutating func admit(_ time: Double, period: Double) -> Bool {
-        let typical = Self.median(period, earlier ?? period, earliest ?? earlier ?? period)
-        earliest = earlier
-        earlier = period
-        guard typical < interval * 0.99 else {
-            nextDue = nil
-            return true
-        }
         guard let due = nextDue else {
             nextDue = time + interval
             return true
         }
-        guard time >= due - typical / 2 else { return false }
-        nextDue = time - due > interval ? time + interval : due + interval
+        let typical = Self.median(period, earlier ?? period, earliest ?? earlier ?? period)
+        earliest = earlier
+        earlier = period
+        let everything = typical >= interval * 0.99
+        guard everything || time >= due - typical / 2 else { return false }
+        // Delivering everything, the schedule still follows the samples' grid (a late sample
+        // does not move it), and never runs ahead of them.
+        let restart = time - due > interval || (everything && time < due)
+        nextDue = restart ? time + interval : due + interval
         return true
     }
 
