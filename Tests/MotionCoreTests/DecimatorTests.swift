@@ -119,6 +119,26 @@ struct DecimatorTests {
         #expect(zip(afterGap, afterGap.dropFirst()).allSatisfy { abs($1 - $0 - 0.1) < 1e-9 })
     }
 
+    @Test("the first sample's spacing is a caller's guess: a long one does not let the next sample through early")
+    func firstGuessNotKept() {
+        var decimator = Decimator(interval: 0.05)
+        let times = Self.grid(rate: 100, seconds: 1)
+        let delivered = times.enumerated().filter { decimator.admit($1, period: $0 == 0 ? 0.1 : 0.01) }.map(\.element)
+        #expect(delivered.count == 20)
+        #expect(zip(delivered, delivered.dropFirst()).allSatisfy { abs($1 - $0 - 0.05) < 1e-9 }, "\(delivered)")
+    }
+
+    @Test("delivering everything, the schedule keeps up with samples slightly faster than the interval: when they come twice as fast, decimation goes on without a pause")
+    func everythingThenFaster() {
+        let slow = (0..<1000).map { Double($0) * 0.00995 }
+        let fast = (1...200).map { slow[slow.count - 1] + Double($0) * 0.005 }
+        let delivered = Self.deliveredAsTheyCome(slow + fast, interval: 0.01)
+        #expect(delivered.filter { $0 <= slow[slow.count - 1] }.count == slow.count)
+        let afterwards = delivered.filter { $0 >= slow[slow.count - 1] }
+        #expect(abs(afterwards.count - 101) <= 2, "\(afterwards.count) of the 200 faster samples and the last slow one")
+        #expect(zip(afterwards, afterwards.dropFirst()).allSatisfy { $1 - $0 < 0.0151 }, "\(afterwards.prefix(6))")
+    }
+
     @Test("interval 0 lets every sample through, repeated and irregular times included")
     func zeroInterval() {
         let times = Self.grid(rate: 100) + [10.0, 10.0, 10.003, 10.5, 10.501]
