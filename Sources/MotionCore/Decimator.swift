@@ -6,8 +6,9 @@
 /// The samples' typical spacing is the median of the last three spacings: one late sample (a
 /// long spacing, then a short one) or one gap does not move it. When it is no shorter than the
 /// interval (within 1 %), every sample is delivered: there is nothing to decimate, and a
-/// sample that came late must not push the next, on-time one out; the schedule is kept all the
-/// same, for when the samples come faster again. Otherwise a sample is due
+/// sample that came late must not push the next, on-time one out (but for a stamp squashed
+/// behind the one before, see ``squashed(_:)``); the schedule is kept all the same, for when
+/// the samples come faster again. Otherwise a sample is due
 /// when it is no earlier than half the typical spacing before the next due time; the due time
 /// then advances by exactly one interval, so timing jitter and hardware rates that are not a
 /// multiple of the interval (52 Hz for 20 ms) average out. After a gap longer than an interval
@@ -19,6 +20,8 @@ public struct Decimator: Sendable, Hashable {
     /// The two spacings before the latest, newest first; nil until seen.
     private var earlier: Double?
     private var earliest: Double?
+    /// The time of the last sample delivered.
+    private var lastDelivered: Double?
 
     public init(interval: Double) {
         self.interval = interval
@@ -31,18 +34,30 @@ public struct Decimator: Sendable, Hashable {
     public mutating func admit(_ time: Double, period: Double) -> Bool {
         guard let due = nextDue else {
             nextDue = time + interval
+            lastDelivered = time
             return true
         }
         let typical = Self.median(period, earlier ?? period, earliest ?? earlier ?? period)
         earliest = earlier
         earlier = period
         let everything = typical >= interval * 0.99
-        guard everything || time >= due - typical / 2 else { return false }
+        guard everything ? !squashed(time) : time >= due - typical / 2 else { return false }
         // Delivering everything, the schedule still follows the samples' grid (a late sample
         // does not move it), and never runs ahead of them.
         let restart = time - due > interval || (everything && time < due)
         nextDue = restart ? time + interval : due + interval
+        lastDelivered = time
         return true
+    }
+
+    /// Whether `time` lies within a hundredth of the interval after the last sample delivered:
+    /// no hardware period is that short (10 ms at the fastest), so it is a stamp squashed
+    /// behind the one before (``ArrivalTimestamps`` keeps stamps increasing so, a microsecond
+    /// apart, when its line falls behind the last stamp, as after a fresh start), not a reading
+    /// of its own time. Interval 0 passes everything.
+    private func squashed(_ time: Double) -> Bool {
+        guard interval > 0, let lastDelivered else { return false }
+        return time - lastDelivered < interval / 100
     }
 
     private static func median(_ a: Double, _ b: Double, _ c: Double) -> Double {

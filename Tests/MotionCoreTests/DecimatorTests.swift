@@ -139,6 +139,15 @@ struct DecimatorTests {
         #expect(zip(afterwards, afterwards.dropFirst()).allSatisfy { $1 - $0 < 0.0151 }, "\(afterwards.prefix(6))")
     }
 
+    @Test("a stamp squashed a microsecond behind the one before (a device clock's line started afresh) is not delivered at the hardware's period; the readings around it are")
+    func squashedStampRefused() {
+        let grid = Self.grid(rate: 50, seconds: 2)
+        let squashed = grid[40] + 1e-6
+        let times = Array(grid[...40]) + [squashed] + Array(grid[41...])
+        let delivered = Self.deliveredAsTheyCome(times, interval: 0.02)
+        #expect(delivered == grid, "\(delivered.count) delivered of \(times.count); the squashed one: \(delivered.contains(squashed))")
+    }
+
     @Test("interval 0 lets every sample through, repeated and irregular times included")
     func zeroInterval() {
         let times = Self.grid(rate: 100) + [10.0, 10.0, 10.003, 10.5, 10.501]
