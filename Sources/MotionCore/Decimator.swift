@@ -53,8 +53,9 @@ public struct Decimator: Sendable, Hashable {
     /// Whether `time` lies within a hundredth of the interval after the last sample delivered:
     /// no hardware period is that short (10 ms at the fastest), so it is a stamp squashed
     /// behind the one before (``ArrivalTimestamps`` keeps stamps increasing so, a microsecond
-    /// apart, when its line falls behind the last stamp, as after a fresh start), not a reading
-    /// of its own time. Interval 0 passes everything.
+    /// apart, when one would land at or before the last: a line started afresh behind it, or
+    /// two reports with the same device time), not a reading of its own time. Interval 0
+    /// passes everything.
     private func squashed(_ time: Double) -> Bool {
         guard interval > 0, let lastDelivered else { return false }
         return time - lastDelivered < interval / 100
