@@ -48,8 +48,8 @@ struct MotionPhases {
         let high = outputs.indices.first { outputs[$0].calibrationAccuracy == .high }
         // The first row after the last one off the hard iron (every row when none is off).
         let target = hardIron ?? outputs.last?.magnetometerOffset ?? Vector3(0, 0, 0)
-        let off = outputs.indices.last { (outputs[$0].magnetometerOffset - target).norm > Self.offsetTolerance }
-        let learned = off.map { $0 + 1 < outputs.count ? $0 + 1 : nil } ?? outputs.indices.first
+        let from = (outputs.indices.last { (outputs[$0].magnetometerOffset - target).norm > Self.offsetTolerance }).map { $0 + 1 } ?? 0
+        let learned = from < outputs.count ? from : nil
         var steps: [(seconds: Double, length: Double)] = [], standing = Vector3(0, 0, 0)
         for (output, time) in zip(outputs, times) where (output.magnetometerOffset - standing).norm > Self.offsetTolerance {
             standing = output.magnetometerOffset
