@@ -21,6 +21,12 @@ struct Accuracy: ParsableCommand {
     @Option(help: "Override the magnetometer time constant (s), to study one parameter set across all files.")
     var magnetometerTau: Double?
 
+    @Option(help: "Override the relative norm deviation over which an undisturbed magnetometer reading's heading weight falls by e (0: not weighed by norm), to study one parameter set across all files.")
+    var magneticNormWidth: Double?
+
+    @Option(help: "Override the dip deviation (degrees) over which an undisturbed magnetometer reading's heading weight falls by e (0: not weighed by dip), to study one parameter set across all files.")
+    var magneticDipWidth: Double?
+
     @Option(help: "Override the motion bias time constant (s; 0 disables), to study one parameter set across all files.")
     var motionBiasTau: Double?
 
@@ -58,6 +64,8 @@ struct Accuracy: ParsableCommand {
         if let accelerometerTau { configuration.estimator.accelerometerTau = accelerometerTau }
         if let magnetometerTau { configuration.estimator.magnetometerTau = magnetometerTau }
         if let motionBiasTau { configuration.estimator.motionBiasTau = motionBiasTau }
+        if let magneticNormWidth { configuration.estimator.magneticNormWidth = magneticNormWidth }
+        if let magneticDipWidth { configuration.estimator.magneticDipWidth = magneticDipWidth }
         sensorLags.apply(to: &configuration)
         if let gyroscopeMinimumTurning { configuration.calibrator.gyroscopeMinimumTurning = gyroscopeMinimumTurning }
         var trusted = configuration

@@ -13,7 +13,7 @@ import Glibc
 ///   (`inclinationQuaternion`), giving the 6D attitude;
 /// - the magnetometer only sets a heading offset about the vertical (`heading`), so a magnetic
 ///   disturbance can never tilt the attitude; readings whose norm or dip angle differ from the
-///   learned reference are rejected;
+///   learned reference are rejected, and those that differ less count less;
 /// - the gyroscope bias is learned while the device rests.
 ///
 /// Time comes from sample timestamps only. Samples may arrive per sensor at their own rates;
@@ -296,7 +296,20 @@ public struct AttitudeEstimator: Sendable {
         }
         guard let k = gains?.heading else { return }
         let error = Self.wrapped(measured - state.heading)
-        state.heading = Self.wrapped(state.heading + error * k)
+        state.heading = Self.wrapped(state.heading + error * k * agreement(normDeviation: normDeviation, dipDeviation: dipDeviation))
+    }
+
+    /// How much an undisturbed reading's heading counts, 0…1: exp(−(Δnorm/w)² − (Δdip/w)²) with
+    /// ``AttitudeEstimatorParameters/magneticNormWidth`` and ``AttitudeEstimatorParameters/magneticDipWidth``
+    /// (a width of 0 leaves that deviation out). A field bent by a magnet nearby or a wrong
+    /// calibration changes its norm and dip with its direction, so the readings that agree with
+    /// the reference are the ones whose heading is most likely right; weighing the rest down
+    /// lets the heading follow the gyroscope's drift quickly where the field is clean, and
+    /// fades continuously into the outright rejection at the thresholds (weight e⁻⁶ there).
+    private func agreement(normDeviation: Double, dipDeviation: Double) -> Double {
+        let norm = parameters.magneticNormWidth > 0 ? normDeviation / parameters.magneticNormWidth : 0
+        let dip = parameters.magneticDipWidth > 0 ? dipDeviation / parameters.magneticDipWidth : 0
+        return exp(-(norm * norm + dip * dip))
     }
 
     /// Feeds one sample of any kind (light, proximity and a convertible's base sensors are ignored).

@@ -4,9 +4,10 @@ public struct AttitudeEstimatorParameters: Sendable, Hashable, Codable {
     /// Time constant of the low-pass applied to the acceleration in the almost-inertial frame
     /// before it corrects the inclination: longer rides out linear acceleration better.
     public var accelerometerTau = 3.0
-    /// Time constant of the magnetometer heading correction. 20 s (VQF uses 9 s): chosen once
-    /// for all files by the sweep recorded in docs/ACCURACY.md.
-    public var magnetometerTau = 20.0
+    /// Time constant of the magnetometer heading correction for a reading whose norm and dip
+    /// agree exactly with the magnetic reference: VQF's 9 s. Readings that agree less correct
+    /// it more slowly (``magneticNormWidth``, ``magneticDipWidth``; docs/ACCURACY.md).
+    public var magnetometerTau = 9.0
     /// Rest: low-pass time constant of the gyroscope and accelerometer signals compared.
     public var restFilterTau = 0.5
     /// Rest: largest deviation of the gyroscope from its low-pass, °/s.
@@ -28,6 +29,12 @@ public struct AttitudeEstimatorParameters: Sendable, Hashable, Codable {
     public var magneticNormThreshold = 0.1
     /// Magnetic disturbance: deviation of the dip angle from the reference, degrees.
     public var magneticDipThreshold = 10.0
+    /// An undisturbed reading's heading counts exp(−(Δnorm/``magneticNormWidth``)² −
+    /// (Δdip/``magneticDipWidth``)²), Δnorm relative to the reference norm, Δdip in degrees:
+    /// 0.4 times the rejection thresholds, so a reading at either threshold counts e⁻⁶. 0 leaves
+    /// that deviation out.
+    public var magneticNormWidth = 0.04
+    public var magneticDipWidth = 4.0
     /// The reference norm and dip adapt with this time constant while undisturbed.
     public var magneticReferenceTau = 20.0
     /// A different but steady field is accepted as the new reference after this long.

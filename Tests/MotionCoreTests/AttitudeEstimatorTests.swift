@@ -146,6 +146,36 @@ struct AttitudeEstimatorTests {
         #expect(estimator.state.heading == before)
     }
 
+    @Test("a reading that agrees with the magnetic reference turns the heading at τ 9 s; one 7 % off in norm, not rejected, barely turns it")
+    func headingWeighedByAgreement() {
+        /// The heading's move (degrees) over 1 s of `turned` readings after 2 s of the field along +y.
+        func move(_ turned: Vector3, parameters: AttitudeEstimatorParameters = .init()) -> (degrees: Double, disturbed: Bool) {
+            var estimator = AttitudeEstimator(parameters: parameters)
+            var before = 0.0
+            for i in 0..<300 {
+                let t = Double(i) * 0.01
+                if i == 200 { before = estimator.state.heading }
+                estimator.update(gyroscope: .zero, at: t)
+                estimator.update(accelerometer: Vector3(0, 0, -1), at: t)
+                estimator.update(magnetometer: i < 200 ? Vector3(0, 20, -44) : turned, at: t)
+            }
+            return (abs(remainder(estimator.state.heading - before, 2 * .pi)) / Self.deg, estimator.state.magneticallyDisturbed)
+        }
+        // The horizontal part turned 10° about the vertical: the same norm and dip.
+        let angle = 10 * Self.deg
+        let turned = Vector3(-20 * sin(angle), 20 * cos(angle), -44)
+        let agreeing = move(turned), off = move(turned * 1.07)
+        // 10° · (1 − e^(−1/9)) = 1.05° for the agreeing readings.
+        #expect(abs(agreeing.degrees - 10 * (1 - exp(-1.0 / 9))) < 0.05)
+        #expect(!off.disturbed)
+        // exp(−(0.07/0.04)²) ≈ 0.05 of that.
+        #expect(off.degrees < 0.1 * agreeing.degrees)
+        // Without the weighting it moves as the agreeing readings do.
+        var unweighted = AttitudeEstimatorParameters()
+        (unweighted.magneticNormWidth, unweighted.magneticDipWidth) = (0, 0)
+        #expect(abs(move(turned * 1.07, parameters: unweighted).degrees - agreeing.degrees) < 0.05)
+    }
+
     @Test("after a new calibration the heading settles on the mean of the new field within seconds, not on its first reading")
     func settlesAfterNewCalibration() {
         var estimator = AttitudeEstimator()
