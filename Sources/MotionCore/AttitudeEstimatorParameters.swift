@@ -34,6 +34,7 @@ public struct AttitudeEstimatorParameters: Sendable, Hashable, Codable {
     /// 0.4 times the rejection thresholds, so a reading at either threshold counts e⁻⁶. 0 leaves
     /// that deviation out.
     public var magneticNormWidth = 0.04
+    /// The dip's width of that weight, degrees (see ``magneticNormWidth``).
     public var magneticDipWidth = 4.0
     /// The reference norm and dip adapt with this time constant while undisturbed.
     public var magneticReferenceTau = 20.0
