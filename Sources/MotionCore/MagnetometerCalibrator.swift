@@ -183,8 +183,8 @@ public struct MagnetometerCalibrator: Sendable {
     private var gyroscopeFitWindows = 0
     /// How much later than the gyroscope the magnetometer's readings are, s: the lag that suits
     /// the calibration in use best (``MagnetometerGyroscopeAgreement/lag(of:)``), refitted on the
-    /// gyroscope fits' schedule once the evidence holds ``Parameters/gyroscopeMinimumTurning``;
-    /// 0 or ``assumeLag(_:)``'s before. A property of the device: kept when collection restarts,
+    /// gyroscope fits' schedule and whenever the calibration changes, once the evidence holds
+    /// ``Parameters/gyroscopeMinimumTurning``; 0 or ``assumeLag(_:)``'s before. A property of the device: kept when collection restarts,
     /// saved with the engine's state.
     public private(set) var lag = 0.0
     /// ``MagnetometerGyroscopeAgreement/closedWindows`` at the last lag fit.
@@ -269,7 +269,12 @@ public struct MagnetometerCalibrator: Sendable {
         let considered = consider(raw, at: time)
         let refined = state.fitAccuracy <= .low && !state.calibration.isIdentity && agreement.closedWindows >= refineWindows + Self.gyroscopeFitInterval
             && agreement.turning >= parameters.gyroscopeMinimumTurning && refineOffset()
-        return considered || gyroscopeFitted || refined
+        let changed = considered || gyroscopeFitted || refined
+        // A new calibration needs its own lag: the one fitted with the old can be far off (BROAD
+        // 34: 0 ms for the identity against 11 ms for the magnet's fit) and would stand until the
+        // next scheduled fit, 2–10 s later.
+        if changed, agreement.turning >= parameters.gyroscopeMinimumTurning { refitLag() }
+        return changed
     }
 
     /// Feeds one raw magnetometer sample to the gyroscope's evidence only, refitting ``lag``:
@@ -277,10 +282,13 @@ public struct MagnetometerCalibrator: Sendable {
     public mutating func observe(_ raw: Vector3, at time: Double) {
         guard raw.isFinite, time.isFinite else { return }
         agreement.update(field: raw, at: time)
-        if agreement.closedWindows >= lagFitWindows + fitInterval, agreement.turning >= parameters.gyroscopeMinimumTurning {
-            lagFitWindows = agreement.closedWindows
-            lag = agreement.lag(of: state.calibration)
-        }
+        if agreement.closedWindows >= lagFitWindows + fitInterval, agreement.turning >= parameters.gyroscopeMinimumTurning { refitLag() }
+    }
+
+    /// ``lag`` refitted for the calibration in use.
+    private mutating func refitLag() {
+        lagFitWindows = agreement.closedWindows
+        lag = agreement.lag(of: state.calibration)
     }
 
     /// Windows between fits: 2 s over the first minute of evidence, 10 s after it.
