@@ -184,8 +184,8 @@ public struct MagnetometerCalibrator: Sendable {
     /// How much later than the gyroscope the magnetometer's readings are, s: the lag that suits
     /// the calibration in use best (``MagnetometerGyroscopeAgreement/lag(of:)``), refitted on the
     /// gyroscope fits' schedule and whenever the calibration changes, once the evidence holds
-    /// ``Parameters/gyroscopeMinimumTurning``; 0 or ``assumeLag(_:)``'s before. A property of the device: kept when collection restarts,
-    /// saved with the engine's state.
+    /// ``Parameters/gyroscopeMinimumTurning``; 0 or ``assumeLag(_:)``'s before. A property of the
+    /// device: kept when collection restarts, saved with the engine's state.
     public private(set) var lag = 0.0
     /// ``MagnetometerGyroscopeAgreement/closedWindows`` at the last lag fit.
     private var lagFitWindows = 0
