@@ -109,7 +109,7 @@ struct Accuracy: ParsableCommand {
             print("| \(file.path) | \(triple(nine)) | \(two(nineTrusted.rmse.total)) | \(two(file.vqf9D)) | \(triple(six)) | \(two(file.vqf6D)) | \(two(file.vqfInclination)) | \(lags) |")
         }
         func mean(_ values: [Double]) -> Double { values.reduce(0, +) / Double(values.count) }
-        print(String(format: "| **mean** | **%.2f** (incl. %.2f) | %.2f | %.2f | **%.2f** (incl. %.2f) | %.2f | %.2f | |",
+        print(String(format: "| **mean** | **%.3f** (incl. %.2f) | %.3f | %.2f | **%.2f** (incl. %.2f) | %.2f | %.2f | |",
                      mean(scores.map(\.nine.rmse.total)), mean(scores.map(\.nine.rmse.inclination)), mean(scores.map(\.nineTrusted.rmse.total)),
                      mean(Self.files.map(\.vqf9D)), mean(scores.map(\.six.rmse.total)), mean(scores.map(\.six.rmse.inclination)),
                      mean(Self.files.map(\.vqf6D)), mean(Self.files.map(\.vqfInclination))))

@@ -104,23 +104,32 @@ public struct AttitudeEstimator: Sendable {
         state.bias = bias
     }
 
-    /// A heading settling on a new calibration's field: since when (nil: from the next sample)
-    /// and over how many samples.
+    /// A heading settling on a new calibration's field: since when (nil: from the next sample),
+    /// over how many samples, the heading held when the calibration changed (radians; nil once
+    /// the readings disagree with it) and the readings' mean heading since (radians).
     public struct HeadingSettling: Sendable, Hashable, Codable {
         public var since: Double?
         public var samples = 0
+        public var held: Double?
+        public var readings = 0.0
     }
-    /// After a new calibration the heading and the magnetic reference follow the mean of the
-    /// samples since, then a low-pass of ``headingSettlingTau``, for ``headingSettlingTime`` s.
+    /// After a new calibration the magnetic reference and the readings' heading follow the mean
+    /// of the samples since, then a low-pass of ``headingSettlingTau``, for ``headingSettlingTime`` s.
     static let headingSettlingTau = 3.0
     static let headingSettlingTime = 9.0
+    /// While settling, the held heading weighs as this many seconds of readings against the
+    /// readings' mean, s: weight w / (w + time since the change).
+    static let headingHeldWeight = 2.0
+    /// A readings' mean further than this from the held heading drops it, radians (15°: well
+    /// beyond a calibrated field's few degrees, well within a wrong calibration's tens).
+    static let headingHeldGate = 15 * Double.pi / 180
 
     /// The magnetometer calibration changed, so the learned magnetic reference no longer applies:
     /// the reference and the heading settle on the new field (see ``HeadingSettling``), or, with
     /// no heading yet, the next sample sets both.
     public mutating func resetMagneticReference() {
         if state.headingInitialized {
-            state.headingSettling = HeadingSettling()
+            state.headingSettling = HeadingSettling(held: state.heading)
         } else {
             state.magneticReferenceKnown = false
             state.headingStale = true
@@ -243,20 +252,30 @@ public struct AttitudeEstimator: Sendable {
         let dip = atan2(-inertial.z, horizontal)
         guard horizontal > 1e-6 else { return }
 
-        // Settling on a new calibration: the reference norm and dip and the heading follow the
-        // mean of every sample since the calibration changed, then a low-pass of a few seconds,
-        // disturbed or not. Not a reference from one sample and then a gate: a first reading 16°
-        // off the usual dip (taken mid-turn) was seen to pass only the readings that agreed with
-        // it, pulling the heading 45° off for a minute.
+        // Settling on a new calibration: the reference norm and dip and the readings' heading
+        // follow the mean of every sample since the calibration changed, then a low-pass of a
+        // few seconds, disturbed or not. Not a reference from one sample and then a gate: a first
+        // reading 16° off the usual dip (taken mid-turn) was seen to pass only the readings that
+        // agreed with it, pulling the heading 45° off for a minute.
         if var settling = state.headingSettling, state.magneticReferenceKnown {
             let since = settling.since ?? time
             settling.since = since
             settling.samples += 1
-            state.headingSettling = time - since < Self.headingSettlingTime ? settling : nil
             let k = max(1 / Double(settling.samples), isStep(dt) ? Self.gain(dt: dt, tau: Self.headingSettlingTau) : 0)
             state.magneticNorm += (norm - state.magneticNorm) * k
             state.magneticDip += (dip - state.magneticDip) * k
-            state.heading = Self.wrapped(state.heading + Self.wrapped(-atan2(inertial.y, inertial.x) - state.heading) * k)
+            settling.readings = Self.wrapped(settling.readings + Self.wrapped(-atan2(inertial.y, inertial.x) - settling.readings) * k)
+            // The heading held until now counts as headingHeldWeight seconds of readings, as
+            // long as their mean agrees with it: a gyroscope-held heading is smoother than the
+            // first seconds of a magnet-bent field (BROAD 34 read 5–9° rms per sample with the
+            // best constant calibration; taking the first reading put its heading 5.6° off for
+            // half a second). A mean further off means the held heading was the wrong one.
+            if let held = settling.held, abs(Self.wrapped(held - settling.readings)) > Self.headingHeldGate {
+                settling.held = nil
+            }
+            let heldWeight = settling.held == nil ? 0 : Self.headingHeldWeight / (Self.headingHeldWeight + time - since)
+            state.heading = Self.wrapped(settling.readings + Self.wrapped((settling.held ?? 0) - settling.readings) * heldWeight)
+            state.headingSettling = time - since < Self.headingSettlingTime ? settling : nil
             state.candidateSince = nil
             state.magneticallyDisturbed = false
             return

@@ -208,6 +208,35 @@ struct AttitudeEstimatorTests {
         #expect(abs(Attitude(quaternion: estimator.attitude9D).yaw / Self.deg - (-90 - 30)) < 0.5)
     }
 
+    @Test("after a new calibration that agrees with the held heading within 15°, the held heading counts as 2 s of readings; one further off is dropped")
+    func heldHeadingWeighsWhileSettling() {
+        /// The heading's offset (degrees) from the held one after `seconds` of readings turned
+        /// `degrees` about the vertical, following 10 s of the field along +y and a new calibration.
+        func offset(turnedBy degrees: Double, after seconds: Double) -> Double {
+            var estimator = AttitudeEstimator()
+            var t = 0.0
+            func feed(_ field: Vector3, count: Int) {
+                for _ in 0..<count {
+                    estimator.update(gyroscope: .zero, at: t)
+                    estimator.update(accelerometer: Vector3(0, 0, -1), at: t)
+                    estimator.update(magnetometer: field, at: t)
+                    t += 0.01
+                }
+            }
+            feed(Vector3(0, 20, -44), count: 1000)
+            let held = estimator.state.heading
+            estimator.resetMagneticReference()
+            feed(Quaternion(axis: Vector3(0, 0, 1), angle: degrees * Self.deg).rotate(Vector3(0, 20, -44)), count: Int(seconds * 100) + 1)
+            return abs(remainder(estimator.state.heading - held, 2 * .pi)) / Self.deg
+        }
+        // 8° off: the first reading does not move the heading (it used to take it whole); after
+        // 2 s it is halfway, w / (w + 2 s) = 1/2.
+        #expect(offset(turnedBy: 8, after: 0) < 1e-9)
+        #expect(abs(offset(turnedBy: 8, after: 2) - 4) < 0.05)
+        // 20° off: the held heading is the wrong one, and the readings are taken at once.
+        #expect(abs(offset(turnedBy: 20, after: 0) - 20) < 1e-6)
+    }
+
     @Test("changed parameters apply from the next sample on: no gain is remembered from the old ones")
     func parametersChangeMidRun() {
         // 3 s at rest, then tumbling: every remembered gain (rest filters and bias, the
