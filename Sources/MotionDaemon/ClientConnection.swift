@@ -164,12 +164,15 @@ final class ClientConnection {
     func close() {
         guard !closed else { return }
         outbox.close()
-        // A suspended source must be resumed before it can be cancelled and released.
-        if readSuspended { readSource?.resume() }
-        if !writeArmed { writeSource?.resume() }
         closed = true
+        // Cancelled first, then resumed: a suspended source must be resumed to finish its
+        // cancellation and be released, and one cancelled before its first resume (the write
+        // source of a client never blocked on a write) is never put into epoll at all, so
+        // closing churns no registration (swift-corelibs-libdispatch issue 949).
         readSource?.cancel()
         writeSource?.cancel()
+        if readSuspended { readSource?.resume() }
+        if !writeArmed { writeSource?.resume() }
         readSource = nil
         writeSource = nil
     }
