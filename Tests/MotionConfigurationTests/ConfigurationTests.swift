@@ -168,9 +168,10 @@ struct ConfigurationTests {
         expected.detectors.posture.movingSettleTime = 0.6
         expected.socket.path = "/tmp/motiond-test.sock"
         // Groups every Debian system has (base-passwd).
-        expected.socket.group = try #require(SystemGroup.named("daemon"))
+        let daemon = try #require(SystemGroup.named("daemon")), adm = try #require(SystemGroup.named("adm"))
+        expected.socket.group = daemon
         expected.socket.mode = 0o660
-        expected.access.group = try #require(SystemGroup.named("adm"))
+        expected.access.group = adm
         expected.access.others = .nothing
         expected.access.activeSessionRate = 25
         expected.state.path = "/tmp/motiond-test/engine.json"
