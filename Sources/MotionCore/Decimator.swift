@@ -8,7 +8,14 @@
 /// interval (within 1 %), every sample is delivered: there is nothing to decimate, and a
 /// sample that came late must not push the next, on-time one out (but for a stamp squashed
 /// behind the one before, see ``squashed(_:)``); the schedule is kept all the same, for when
-/// the samples come faster again. Otherwise a sample is due
+/// the samples come faster again. A median of three is at the mercy of jitter, though: a grid
+/// at the interval whose stamps wander by tenths of a millisecond has two short spacings of
+/// three often enough. So every sample is also delivered when the running average of the
+/// samples' own spacings is no shorter than the interval (within 1 %) while the median is no
+/// shorter than three quarters of it (a grid clearly faster is decimated whatever came before).
+/// The average counts a gap as two intervals at most: after a stall, whose late first sample
+/// is followed closely by an on-time one, it keeps every sample coming for a while (a stall
+/// leaves nothing to make up for), and an hour's pause does not linger. Otherwise a sample is due
 /// when it is no earlier than half the typical spacing before the next due time; the due time
 /// then advances by exactly one interval, so timing jitter and hardware rates that are not a
 /// multiple of the interval (52 Hz for 20 ms) average out. After a gap longer than an interval
@@ -22,6 +29,12 @@ public struct Decimator: Sendable, Hashable {
     private var earliest: Double?
     /// The time of the last sample delivered.
     private var lastDelivered: Double?
+    /// The time of the sample before, delivered or not.
+    private var previous: Double?
+    /// The exponential average (weight ``averageWeight``) of the spacings between the samples
+    /// as they came here, each at most two intervals; nil until one is seen.
+    private var average: Double?
+    private static let averageWeight = 1.0 / 8
 
     public init(interval: Double) {
         self.interval = interval
@@ -32,7 +45,8 @@ public struct Decimator: Sendable, Hashable {
     /// is always delivered, and its `period` (a caller's guess: no sample came before) is not
     /// kept.
     public mutating func admit(_ time: Double, period: Double) -> Bool {
-        guard let due = nextDue else {
+        defer { previous = time }
+        guard let due = nextDue, let previous else {
             nextDue = time + interval
             lastDelivered = time
             return true
@@ -40,7 +54,10 @@ public struct Decimator: Sendable, Hashable {
         let typical = Self.median(period, earlier ?? period, earliest ?? earlier ?? period)
         earliest = earlier
         earlier = period
-        let everything = typical >= interval * 0.99
+        let spacing = min(max(time - previous, 0), 2 * interval)
+        let mean = average.map { $0 + Self.averageWeight * (spacing - $0) } ?? spacing
+        average = mean
+        let everything = typical >= interval * 0.99 || (mean >= interval * 0.99 && typical >= interval * 0.75)
         guard everything ? !squashed(time) : time >= due - typical / 2 else { return false }
         // Delivering everything, the schedule still follows the samples' grid (a late sample
         // does not move it), and never runs ahead of them.

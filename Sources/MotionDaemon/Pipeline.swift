@@ -219,8 +219,8 @@ final class Pipeline: @unchecked Sendable {
         switch event {
         case .sample(let sample):
             // Decimation goes by the actual spacing of this sensor's samples (Decimator: its
-            // median over three): hardware may run faster than asked (the nearest available
-            // rate), replays at their own rate.
+            // median over three, beside the running average it measures): hardware may run
+            // faster than asked (the nearest available rate), replays at their own rate.
             let spacing = latest[sample.kind].map { sample.timestamp - $0.timestamp } ?? 0
             let period = spacing > 0 && spacing <= Wire.hardwarePeriods.upperBound
                 ? spacing : request.periods[sample.kind] ?? Wire.hardwarePeriods.upperBound

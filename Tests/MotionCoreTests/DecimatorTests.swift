@@ -4,7 +4,7 @@ import MotionCore
 /// Per-subscription decimation: one sample per interval on average from hardware grids that
 /// are even, not a multiple of the interval (52 Hz) or jittery; never more than the hardware
 /// gives; a schedule that restarts after a gap; interval 0 passing everything; every sample of a
-/// stalling trigger's grid for a subscriber at the hardware's rate.
+/// stalling trigger's grid, jittery or not, for a subscriber at the hardware's rate.
 @Suite("Decimator")
 struct DecimatorTests {
     static let seconds = 10.0
@@ -48,6 +48,26 @@ struct DecimatorTests {
                 continue
             }
             times.append(onGrid + (index % 37 == 5 ? 0.003 + 0.006 * random.unit() : 0))
+            index += 1
+        }
+        return times
+    }
+
+    /// The same trigger with its stamps wandering (each 0–0.5 ms late), as a loaded emulated CPU
+    /// gives them (the system tier's board check lost one scan so): every 53rd expiry a stall of
+    /// nine missed ones, the scan after it 5–9 ms late (105–109 ms after the one before), then
+    /// the timer back on its grid.
+    static func jitteryStallingGrid() -> [Double] {
+        var random = SeededRandom(seed: 9)
+        var times: [Double] = []
+        var index = 0
+        while index < Int(seconds * 100) {
+            if index % 53 == 20 {
+                index += 9
+                times.append(Double(index) / 100 + 0.005 + 0.004 * random.unit())
+            } else {
+                times.append(Double(index) / 100 + 0.0005 * random.unit())
+            }
             index += 1
         }
         return times
@@ -102,6 +122,33 @@ struct DecimatorTests {
         let delivered = Set(Self.deliveredAsTheyCome(times, interval: 0.01))
         let lost = times.filter { !delivered.contains($0) }
         #expect(lost.isEmpty, "\(lost.count) of \(times.count) samples not delivered, the first at \(lost.prefix(3)) s")
+    }
+
+    @Test("a subscriber at the hardware's period gets every sample of a jittery grid whose stalls end in a late scan, whether the stall's spacing is passed as it came or as the nominal period (the daemon's for spacings over 0.1 s)",
+          arguments: [false, true])
+    func jitteryStallingGridEverySample(nominalForGaps: Bool) {
+        let times = Self.jitteryStallingGrid()
+        var decimator = Decimator(interval: 0.01)
+        var last: Double?
+        let delivered = Set(times.filter { time in
+            defer { last = time }
+            let spacing = last.map { time - $0 } ?? 0.01
+            return decimator.admit(time, period: nominalForGaps && spacing > 0.1 ? 0.01 : spacing)
+        })
+        let lost = times.filter { !delivered.contains($0) }
+        #expect(lost.isEmpty, "\(lost.count) of \(times.count) samples not delivered, the first at \(lost.prefix(3)) s")
+    }
+
+    @Test("after a gap or a rest's slow samples, a grid twice as fast as the interval is decimated from its first samples: the long spacings let no burst through",
+          arguments: [[3.0], Array(stride(from: 2.5, to: 5, by: 0.5))])
+    func fasterGridAfterSlowSamples(slow: [Double]) {
+        let times = Self.grid(rate: 200, seconds: 2) + slow + Self.grid(rate: 200, from: 5, seconds: 2)
+        let delivered = Self.deliveredAsTheyCome(times, interval: 0.01).filter { $0 >= 5 }
+        #expect(abs(delivered.count - 200) <= 2, "\(delivered.count) delivered after the slow samples")
+        // The median of three still holds a long spacing at the second fast sample, which is
+        // delivered too; from there on, one an interval.
+        let steady = delivered.dropFirst()
+        #expect(zip(steady, steady.dropFirst()).allSatisfy { $1 - $0 > 0.0099 }, "\(delivered.prefix(6))")
     }
 
     @Test("slower subscribers on a stalling grid get one sample per interval", arguments: [0.02, 0.05, 0.1])
