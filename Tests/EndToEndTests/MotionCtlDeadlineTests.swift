@@ -232,9 +232,11 @@ struct MotionCtlDeadlineTests {
         #expect(output.status == 69, "\(output.stderr)")
         #expect(output.stderr.contains("no hello after connecting within 1 s"), "\(output.stderr)")
         // Timed from the server's accept, so a slow start of motionctl on a loaded machine does
-        // not count; the accept may come a little after motionctl's connect, hence 0.9.
+        // not count. The accept may come after motionctl's connect by as long as the machine
+        // takes to run the server's thread: the lower bound only says the deadline was waited
+        // for, not cut short.
         let held = try await server.heldSeconds(count: 1)[0]
-        #expect(held >= 0.9 && held < 1 + Self.slack, "the connection was held \(held) s")
+        #expect(held >= 0.5 && held < 1 + Self.slack, "the connection was held \(held) s")
 
         let cases: [([String], String)] = [
             (["status", "--wait", "nan"], "--wait"), (["status", "--wait", "-1"], "--wait"), (["status", "--wait", "inf"], "--wait"),
