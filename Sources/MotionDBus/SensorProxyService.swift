@@ -3,7 +3,6 @@ import Dispatch
 import Glibc
 import Logging
 import MotionSync
-import Synchronization
 
 /// iio-sensor-proxy's D-Bus API, `net.hadess.SensorProxy` (docs/DBUS.md), over sd-bus: the
 /// two objects and their properties, claims counted per bus client (released when the client
@@ -59,7 +58,7 @@ public final class SensorProxyService: @unchecked Sendable {
     private var authorizations = AuthorizationQueue<PolkitCheck>()
     /// What ``update(_:readings:)`` handed to `queue` (taken on the pipeline's queue, forgotten
     /// on this one as sensors stop).
-    private let news = Mutex(SensorProxyNews())
+    private let news = Lock(SensorProxyNews())
     private var logAllowance = LogAllowance()
 
     private var nextPendingID = 0
