@@ -75,7 +75,7 @@ extension HotplugTests {
         let light = try #require(try await client.next(type: "light", timeout: 10))
         #expect(light["lux"] as? Double == 0, "the level of (0,0): \(light)")
         try await client.send(.status(id: 2))
-        let sensors = try #require((try await client.reply(2, timeout: 10)?["status"] as? [String: Any])?["sensors"] as? [String: Any])
+        let sensors = try #require((try await client.reply(2)?["status"] as? [String: Any])?["sensors"] as? [String: Any])
         let state = try #require(sensors["light"] as? [String: Any])
         #expect(state["available"] as? Bool == true && state["unit"] as? String == "vendor", "\(state)")
         #expect((state["reason"] as? String)?.contains("hwmon") == true, "\(state)")
@@ -105,7 +105,7 @@ extension HotplugTests {
         let acceleration = try #require(sample["acceleration"] as? [String: Any])
         #expect(acceleration["x"] as? Double == 0 && acceleration["y"] as? Double == -1 && acceleration["z"] as? Double == 0, "\(sample)")
         try await client.send(.status(id: 2))
-        let sensors = try #require((try await client.reply(2, timeout: 10)?["status"] as? [String: Any])?["sensors"] as? [String: Any])
+        let sensors = try #require((try await client.reply(2)?["status"] as? [String: Any])?["sensors"] as? [String: Any])
         let state = try #require(sensors["accelerometer"] as? [String: Any])
         #expect((state["reason"] as? String)?.contains("evdev /dev/input/event7") == true && state["mode"] as? String == "polling", "\(state)")
     }

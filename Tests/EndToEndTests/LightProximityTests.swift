@@ -14,7 +14,7 @@ extension HotplugTests {
     /// A sensor's state in a status reply.
     static func sensorState(_ client: SocketClient, _ kind: String, id: Int) async throws -> [String: Any] {
         try await client.send(.status(id: id))
-        let status = try #require(try await client.reply(id, timeout: 10)?["status"] as? [String: Any])
+        let status = try #require(try await client.reply(id)?["status"] as? [String: Any])
         return try #require((status["sensors"] as? [String: Any])?[kind] as? [String: Any])
     }
 

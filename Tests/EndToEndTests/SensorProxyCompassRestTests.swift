@@ -48,7 +48,7 @@ extension HotplugTests {
         mutating func restIntervals() async throws -> [Double?]? {
             id += 1
             try await asker.send(.status(id: id))
-            let status = try #require(try await asker.reply(id, timeout: 10)?["status"] as? [String: Any])
+            let status = try #require(try await asker.reply(id)?["status"] as? [String: Any])
             let sensors = try #require(status["sensors"] as? [String: Any])
             let read = ["accelerometer", "gyroscope", "magnetometer"].compactMap { sensors[$0] as? [String: Any] }.filter { $0["period"] != nil }
             return read.count == 3 ? read.map { $0["restInterval"] as? Double } : nil

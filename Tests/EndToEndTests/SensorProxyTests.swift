@@ -208,7 +208,7 @@ extension HotplugTests {
         /// The accelerometer's hardware period in a status reply (nil: not read).
         func accelerometerPeriod(_ client: SocketClient, id: Int) async throws -> Double? {
             try await client.send(.status(id: id))
-            let status = try #require(try await client.reply(id, timeout: 10)?["status"] as? [String: Any])
+            let status = try #require(try await client.reply(id)?["status"] as? [String: Any])
             let sensors = try #require(status["sensors"] as? [String: Any])
             return (sensors["accelerometer"] as? [String: Any])?["period"] as? Double
         }
@@ -334,7 +334,7 @@ extension HotplugTests {
         defer { proxied.stop() }
         let asker = try await proxied.daemon.connect()
         try await asker.send(.status(id: 1))
-        let sensors = try #require((try await asker.reply(1, timeout: 10)?["status"] as? [String: Any])?["sensors"] as? [String: Any])
+        let sensors = try #require((try await asker.reply(1)?["status"] as? [String: Any])?["sensors"] as? [String: Any])
         let accelerometer = try #require(sensors["accelerometer"] as? [String: Any])
         #expect(accelerometer["available"] as? Bool == true && accelerometer["location"] as? String == "base", "\(accelerometer)")
         #expect(try await proxied.property("HasAccelerometer") == "b false")

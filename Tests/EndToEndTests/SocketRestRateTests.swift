@@ -41,7 +41,7 @@ extension HotplugTests {
     /// The accelerometer's `restInterval` in a status reply (nil: read at the full rate).
     static func restInterval(_ client: SocketClient, id: Int) async throws -> Double? {
         try await client.send(.status(id: id))
-        let status = try #require(try await client.reply(id, timeout: 10)?["status"] as? [String: Any])
+        let status = try #require(try await client.reply(id)?["status"] as? [String: Any])
         let sensors = try #require(status["sensors"] as? [String: Any])
         let accelerometer = try #require(sensors["accelerometer"] as? [String: Any])
         let restInterval = accelerometer["restInterval"] as? Double

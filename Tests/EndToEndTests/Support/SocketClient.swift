@@ -126,8 +126,10 @@ final class SocketClient: @unchecked Sendable {
         try await next(type: "hello", timeout: timeout)
     }
 
-    /// The reply with `id` (pushes before it are skipped), or nil on timeout.
-    func reply(_ id: Int, timeout: Double = 5) async throws -> [String: Any]? {
+    /// The reply with `id` (pushes before it are skipped), or nil after `timeout` s. Every
+    /// request is answered at once, so like the hello the wait is long only for a machine under
+    /// load (CI once took over 5 s for a subscribe's reply while its end-to-end suites started).
+    func reply(_ id: Int, timeout: Double = 20) async throws -> [String: Any]? {
         let deadline = Date().addingTimeInterval(timeout)
         while let message = try await next(type: "reply", timeout: max(0, deadline.timeIntervalSinceNow)) {
             if message["id"] as? Int == id { return message }
