@@ -23,7 +23,12 @@ SWIFTFLAGS  ?=
 # Release binaries carry the Swift runtime (installed ones must not need a toolchain, and the
 # daemon's resident memory drops by a fifth: only the pages it uses are loaded), and resolve
 # their few shared-library symbols at start (BIND_NOW: the relocations then become read-only).
-RELEASEFLAGS ?= --static-swift-stdlib -Xlinker -z -Xlinker now
+# Every function gets a section of its own, and the linker puts those motiond runs at rest
+# together (scripts/rest-path.order, written by Benchmarks/power/rest_code_order.sh): after a
+# code-page release a still device's readings fault back a few 64-KiB windows of code, not
+# dozens scattered over the binary (docs/PERFORMANCE.md).
+RELEASEFLAGS ?= --static-swift-stdlib -Xlinker -z -Xlinker now -Xswiftc -Xfrontend -Xswiftc -function-sections \
+	-Xlinker --section-ordering-file=$(CURDIR)/scripts/rest-path.order
 DEMO_SECONDS ?= 20
 # What installs the Debian packages a target needs when any is missing; a package build, whose
 # Build-Depends are the contract, sets it to `:` (debian/rules).
@@ -32,7 +37,7 @@ DEPS_INSTALL ?= scripts/install-deps.sh
 # the build resolves nothing and needs no network (Package.swift's dependency()).
 export MOTIOND_VENDOR := $(if $(wildcard vendor/swift-log/Package.swift),$(CURDIR)/vendor)
 
-.PHONY: all build bench-tool man orig deb demo check check-python python-wheel check-peer check-system check-tsan check-asan test deps test-deps install install-data install-sensor-proxy install-sensor-proxy-dropin install-sensor-proxy-package uninstall-sensor-proxy uninstall clean accuracy vqf-venv bench bench-hinge bench-daemon bench-client bench-power
+.PHONY: all build bench-tool release-flags man orig deb demo check check-python python-wheel check-peer check-system check-tsan check-asan test deps test-deps install install-data install-sensor-proxy install-sensor-proxy-dropin install-sensor-proxy-package uninstall-sensor-proxy uninstall clean accuracy vqf-venv bench bench-hinge bench-daemon bench-client bench-power
 
 all: build
 
@@ -44,8 +49,9 @@ test-deps:
 
 # motionctl is also motiond-rotate (one binary, one copy of the Swift runtime and FoundationEssentials):
 # started through a link of that name it rotates the screen.
-build: deps
+build: deps release-flags
 	$(SWIFT) build -c release --product motiond $(RELEASEFLAGS) $(SWIFTFLAGS)
+	case '$(RELEASEFLAGS)' in *section-ordering-file*) scripts/check-code-order.sh .build/release/motiond;; esac
 	$(SWIFT) build -c release --product motionctl $(RELEASEFLAGS) $(SWIFTFLAGS)
 	ln -sf motionctl .build/release/motiond-rotate
 	ln -sf motionctl .build/release/monitor-sensor
@@ -78,8 +84,18 @@ deb: orig
 	@ls -la .build/deb/*.deb
 
 # The developer tool of the benchmarks and the accuracy evaluation (Benchmarks/; never installed).
-bench-tool: deps
+bench-tool: deps release-flags
 	$(SWIFT) build -c release --product motiond-bench $(RELEASEFLAGS) $(SWIFTFLAGS)
+
+# SwiftPM rebuilds what changed in the sources, not what changed in the flags (a release tree
+# built without -function-sections stayed so, and the rest path went unordered): a release
+# build whose RELEASEFLAGS differ from the last one's starts from a clean release directory.
+release-flags:
+	@flags='$(RELEASEFLAGS) $(SWIFTFLAGS)'; stamp=.build/release-flags; \
+	if [ -e .build/release ] && [ "$$(cat $$stamp 2>/dev/null)" != "$$flags" ]; then \
+		echo "release flags changed: .build/release is built again from scratch"; rm -rf "$$(readlink -f .build/release)"; \
+	fi; \
+	mkdir -p .build && printf '%s\n' "$$flags" > $$stamp
 
 # The daemon on the simulated IMU (rest, the four screen orientations, a shake, face up, face
 # down) serving a private socket, and a client watching it: orientation changes, shakes,
