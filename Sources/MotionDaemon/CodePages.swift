@@ -20,8 +20,8 @@ enum CodePages {
     /// Drops the resident pages of those mappings; returns how many bytes of mappings were
     /// advised (0 when /proc is unreadable, which changes nothing). The mappings are advised
     /// together once smaps has been read: reading it runs string code of its own, which an
-    /// earlier advice would only fault back in (2 MiB of the executable's code resident right
-    /// after a release instead of 0.9, docs/PERFORMANCE.md).
+    /// earlier advice would only fault back in (1.8–3.1 MiB of the executable's code resident
+    /// half a second after a release instead of 0.7–0.9, docs/PERFORMANCE.md).
     @discardableResult
     static func release() -> Int {
         var ranges: [(start: UInt, end: UInt)] = []
